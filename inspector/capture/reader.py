@@ -1,0 +1,156 @@
+"""Stream records back from a capture file.
+
+A reader never raises on what it finds *inside* a file: a line that is not a
+record is skipped and noted in :attr:`CaptureReader.problems`, an unknown
+record kind or field is ignored (forward compatibility), and an incomplete
+last line is left alone (the writer crashed, or is still writing; in follow
+mode the reader waits for the rest). It raises :class:`CaptureError`, with a
+message meant for the user, only when the file as a whole cannot be read: it
+is missing, it is not a capture, or it was written by a newer mcpeek.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
+
+CHUNK_SIZE = 1 << 20
+
+
+class CaptureError(Exception):
+    """The file cannot be read as a capture; ``str()`` is the user-facing reason."""
+
+
+class _Kind(msgspec.Struct):
+    k: object = None
+
+
+class CaptureReader:
+    """Reads one capture file: ``header`` first, then :meth:`records`.
+
+    ``follow`` keeps reading as the file grows, until ``stop()`` returns true
+    (checked between polls) or, with ``idle_timeout``, until nothing new has
+    arrived for that many seconds.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.header: Header | None = None
+        self.problems: list[str] = []
+        self._decoder = msgspec.json.Decoder(AnyRecord)
+        self._kind_decoder = msgspec.json.Decoder(_Kind)
+        self._line_no = 0
+
+    def _open(self) -> IO[bytes]:
+        try:
+            if self.path.suffix == ".gz":
+                return gzip.open(self.path, "rb")
+            return open(self.path, "rb")  # noqa: SIM115 - closed by the generator
+        except FileNotFoundError:
+            raise CaptureError(f"{self.path}: no such file") from None
+        except IsADirectoryError:
+            raise CaptureError(f"{self.path}: is a directory, not a capture file") from None
+        except OSError as exc:
+            raise CaptureError(f"{self.path}: cannot open: {exc.strerror or exc}") from None
+
+    def records(
+        self,
+        *,
+        follow: bool = False,
+        stop: Callable[[], bool] | None = None,
+        poll_interval: float = 0.05,
+        idle_timeout: float | None = None,
+    ) -> Iterator[AnyRecord]:
+        """Yield every record after the header (the header is in :attr:`header`)."""
+        with self._open() as stream:
+            tail = b""
+            last_data = time.monotonic()
+            while True:
+                try:
+                    chunk = stream.read(CHUNK_SIZE)
+                except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                    self.problems.append(f"read stopped: {exc}")
+                    chunk = b""
+                    follow = False
+                if chunk:
+                    last_data = time.monotonic()
+                    lines = (tail + chunk).split(b"\n")
+                    tail = lines.pop()
+                    for line in lines:
+                        record = self._decode_line(line)
+                        if record is not None:
+                            yield record
+                    continue
+                if not follow:
+                    break
+                if stop is not None and stop():
+                    break
+                if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
+                    break
+                time.sleep(poll_interval)
+            if tail.strip():
+                self.problems.append(
+                    f"line {self._line_no + 1}: incomplete last line ({len(tail)} bytes) ignored"
+                )
+        if self.header is None:
+            raise CaptureError(f"{self.path}: empty file, not an mcpeek capture")
+
+    def _decode_line(self, line: bytes) -> AnyRecord | None:
+        self._line_no += 1
+        if self.header is None:
+            self.header = self._decode_header(line)
+            return None
+        if not line.strip():
+            return None
+        try:
+            return self._decoder.decode(line)
+        except msgspec.ValidationError as exc:
+            kind = self._peek_kind(line)
+            if isinstance(kind, str) and kind not in KNOWN_KINDS:
+                return None  # a newer writer's record kind: ignored by design
+            self.problems.append(f"line {self._line_no}: bad record: {exc}")
+        except msgspec.DecodeError as exc:
+            self.problems.append(f"line {self._line_no}: not JSON: {exc}")
+        return None
+
+    def _peek_kind(self, line: bytes) -> object:
+        try:
+            return self._kind_decoder.decode(line).k
+        except msgspec.MsgspecError:
+            return None
+
+    def _decode_header(self, line: bytes) -> Header:
+        try:
+            raw = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            raw = None
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
+            raise CaptureError(f"{self.path}: not an mcpeek capture (no capture header line)")
+        version = raw.get("v")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise CaptureError(f"{self.path}: capture header has no valid format version")
+        if version > FORMAT_VERSION:
+            raise CaptureError(
+                f"{self.path}: capture format version {version} is newer than this mcpeek "
+                f"reads (up to {FORMAT_VERSION}); upgrade mcpeek to read it"
+            )
+        try:
+            return msgspec.convert(raw, Header)
+        except msgspec.ValidationError as exc:
+            raise CaptureError(f"{self.path}: bad capture header: {exc}") from None
+
+
+def read_records(path: str | os.PathLike[str]) -> tuple[Header, list[AnyRecord], list[str]]:
+    """Read a whole capture: its header, its records and the problems met."""
+    reader = CaptureReader(path)
+    records = list(reader.records())
+    assert reader.header is not None  # records() raises otherwise
+    return reader.header, records, reader.problems

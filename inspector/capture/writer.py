@@ -1,0 +1,135 @@
+"""Append records to a capture file.
+
+The writer numbers records (``seq``), stamps them (``t``), redacts secret
+headers, and appends them to an in-memory buffer that goes to disk in whole
+lines: when :meth:`CaptureWriter.flush` is called (the proxies call it on a
+50 ms timer), when the buffer passes ``max_buffer`` bytes (so memory stays
+bounded whatever the traffic), and at :meth:`CaptureWriter.close`. A crash can
+therefore lose at most the unflushed tail, and leaves at most one incomplete
+last line, which readers ignore.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import msgspec
+
+from inspector import __version__
+from inspector.records import Header, Http, Record, SeqRecord
+
+DEFAULT_REDACTED_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
+)
+
+
+def redact_value(value: str) -> str:
+    digest = hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"<redacted sha256:{digest}>"
+
+
+def redact_headers(
+    headers: Iterable[tuple[str, str]], names: frozenset[str] = DEFAULT_REDACTED_HEADERS
+) -> list[tuple[str, str]]:
+    """Lower-case header names and replace secret values by a short hash."""
+    out = []
+    for name, value in headers:
+        lname = name.lower()
+        out.append((lname, redact_value(value) if lname in names else value))
+    return out
+
+
+def utc_timestamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class CaptureWriter:
+    """Append-only writer of one capture file.
+
+    ``redact`` switches header redaction on (the default); ``extra_redacted``
+    adds header names to the default set.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        transport: str,
+        target: list[str] | str,
+        redact: bool = True,
+        extra_redacted: Iterable[str] = (),
+        max_buffer: int = 1 << 20,
+    ) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self._encoder = msgspec.json.Encoder()
+        self._buffer = bytearray()
+        self._max_buffer = max_buffer
+        self._next_seq = 1
+        self.redact = redact
+        self._redacted_names = DEFAULT_REDACTED_HEADERS | {n.lower() for n in extra_redacted}
+        self.closed = False
+        header = Header(
+            created=utc_timestamp(),
+            transport=transport,
+            target=target,
+            tool=f"mcpeek {__version__}",
+            redacted=redact,
+        )
+        self._append(header)
+        self.flush()
+
+    @property
+    def pending_bytes(self) -> int:
+        return len(self._buffer)
+
+    def write(self, record: SeqRecord) -> SeqRecord:
+        """Number, stamp and buffer ``record``; returns it (now with its ``seq``)."""
+        record.seq = self._next_seq
+        self._next_seq += 1
+        if not record.t:
+            record.t = round(time.time(), 6)
+        if self.redact and isinstance(record, Http) and record.headers:
+            record.headers = redact_headers(record.headers, self._redacted_names)
+        self._append(record)
+        if len(self._buffer) >= self._max_buffer:
+            self.flush()
+        return record
+
+    def _append(self, record: Record) -> None:
+        if self.closed:
+            raise ValueError(f"capture {self.path} is closed")
+        # encode_into appends at the offset given: no intermediate bytes object.
+        self._encoder.encode_into(record, self._buffer, len(self._buffer))
+        self._buffer += b"\n"
+
+    def flush(self) -> None:
+        view = memoryview(self._buffer)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+        finally:
+            view.release()
+        self._buffer.clear()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self.closed = True
+            os.close(self._fd)
+
+    def __enter__(self) -> CaptureWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,33 @@
+"""Subcommands register themselves by subclassing :class:`Command`.
+
+Each subclass names itself (``name``), describes itself (``help``), adds its
+arguments, and runs. The registry is filled by ``__init_subclass__``, so the
+parser, ``--help`` and the docs are built from one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import ClassVar
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as ``mcpeek: …`` with exit code 2."""
+
+
+class Command:
+    registry: ClassVar[dict[str, type[Command]]] = {}
+    name: ClassVar[str] = ""
+    help: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            Command.registry[cls.name] = cls
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        """Add this command's arguments."""
+
+    def run(self, args: argparse.Namespace) -> int:
+        raise NotImplementedError

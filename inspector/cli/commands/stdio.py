@@ -1,0 +1,106 @@
+"""``mcpeek stdio [-w FILE] -- CMD [ARG...]``: wrap a stdio MCP server.
+
+Point the client's MCP config at mcpeek instead of the server::
+
+    "command": "mcpeek", "args": ["stdio", "-w", "cap.jsonl", "--", "python", "server.py"]
+
+mcpeek's stdin/stdout are the protocol pipe: it never prints there. Its own
+messages go to stderr, prefixed ``mcpeek:``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from inspector.capture.writer import CaptureWriter
+from inspector.cli.base import Command, UsageError
+from inspector.paths import default_capture_path
+from inspector.pipeline import MessageTally, Recorder
+from inspector.proxy.console import Console
+from inspector.proxy.stdio import StdioRelay
+from inspector.proxy.tap import StdioTap
+
+FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
+
+
+class StdioCommand(Command):
+    name = "stdio"
+    help = "wrap a stdio MCP server: relay, record and check its traffic"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "-w", "--write", metavar="FILE", type=Path,
+            help="capture file to write (default: a new file in the capture directory)",
+        )
+        parser.add_argument(
+            "--grace", type=float, default=3.0, metavar="SECONDS",
+            help="after the client closes stdin, how long the server gets to exit before "
+            "SIGTERM, and then before SIGKILL (default: 3)",
+        )
+        parser.add_argument(
+            "-q", "--quiet", action="store_true", help="print nothing but errors on stderr"
+        )
+        parser.add_argument(
+            "server_command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]",
+            help="the server command line, after --",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        command = list(args.server_command)
+        if command and command[0] == "--":
+            command = command[1:]
+        if not command:
+            raise UsageError("stdio needs the server command after --, e.g. "
+                             "mcpeek stdio -- python server.py")
+        if args.grace < 0:
+            raise UsageError("--grace must not be negative")
+        path = args.write or default_capture_path()
+        console = Console(quiet=args.quiet)
+        try:
+            writer = CaptureWriter(path, transport="stdio", target=command)
+        except OSError as exc:
+            raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
+        # Whatever a library prints must not corrupt the protocol pipe.
+        sys.stdout = sys.stderr
+        tally = MessageTally()
+        reported: set[str] = set()
+
+        def internal_error(exc: BaseException) -> None:
+            text = f"internal error while recording ({type(exc).__name__}: {exc}); " \
+                   "traffic still flows"
+            if text not in reported:
+                reported.add(text)
+                console.say(text, force=True)
+
+        recorder = Recorder(writer, [tally], on_error=internal_error)
+        relay = StdioRelay(
+            command, StdioTap(recorder.emit), console, grace=args.grace,
+            on_tap_error=internal_error,
+        )
+        console.say(f"recording to {path}")
+        try:
+            code = asyncio.run(_run_with_flush(relay, writer))
+        finally:
+            writer.close()
+        if relay.spawned:
+            console.say(f"{tally.summary()} recorded in {path}; server exit code {code}")
+        console.close()
+        return code
+
+
+async def _run_with_flush(relay: StdioRelay, writer: CaptureWriter) -> int:
+    async def flush_forever() -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL)
+            if writer.pending_bytes:
+                writer.flush()
+
+    flusher = asyncio.get_running_loop().create_task(flush_forever())
+    try:
+        return await relay.run()
+    finally:
+        flusher.cancel()

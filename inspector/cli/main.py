@@ -1,0 +1,55 @@
+"""``mcpeek``: parse the command line and dispatch to a registered subcommand.
+
+Exit codes (DESIGN.md): 0 ok, 1 findings or the wrapped server's own failure,
+2 usage error or unreadable input. Bad input never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from inspector import __version__
+from inspector.cli import commands  # noqa: F401 - importing registers the subcommands
+from inspector.cli.base import Command, UsageError
+
+USAGE_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcpeek",
+        description="A man-in-the-middle inspector for the Model Context Protocol.",
+    )
+    parser.add_argument("--version", action="version", version=f"mcpeek {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
+    for name, cls in Command.registry.items():
+        command = cls()
+        sub_parser = sub.add_parser(
+            name, help=cls.help, description=cls.description or cls.help,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.configure(sub_parser)
+        sub_parser.set_defaults(handler=command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command | None = getattr(args, "handler", None)
+    if command is None:
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
+    try:
+        return command.run(args)
+    except UsageError as exc:
+        print(f"mcpeek: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The relays: they forward bytes first and turn what they forwarded into records."""

@@ -1,0 +1,116 @@
+"""Attach the process's own stdin/stdout to the event loop, whatever they are.
+
+Clients give a wrapped server pipes, but a user may also run
+``mcpeek stdio -- server < requests.jsonl > out.txt``: asyncio's pipe
+transports refuse regular files, so those get a reader thread (stdin) or
+blocking writes (stdout), behind the same small interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import threading
+from collections.abc import Callable
+from typing import Any
+
+CHUNK = 1 << 16
+
+
+def is_stream_fd(fd: int) -> bool:
+    """True for what the event loop can poll: pipes, sockets and terminals.
+
+    Other character devices (``/dev/null``) are refused by epoll, and regular
+    files are always "ready": both take the thread/blocking path.
+    """
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+
+async def connect_reader(
+    loop: asyncio.AbstractEventLoop, fd: int, factory: Callable[[], asyncio.Protocol]
+) -> Any:
+    """Feed ``fd`` to a protocol; returns an object with pause/resume_reading and close."""
+    if is_stream_fd(fd):
+        pipe = os.fdopen(fd, "rb", buffering=0, closefd=False)
+        transport, _ = await loop.connect_read_pipe(factory, pipe)
+        return transport
+    return ThreadReader(loop, fd, factory())
+
+
+async def connect_writer(
+    loop: asyncio.AbstractEventLoop, fd: int, factory: Callable[[], asyncio.Protocol]
+) -> Any:
+    if is_stream_fd(fd):
+        pipe = os.fdopen(fd, "wb", buffering=0, closefd=False)
+        transport, _ = await loop.connect_write_pipe(factory, pipe)
+        return transport
+    return BlockingWriter(fd, factory())
+
+
+class ThreadReader:
+    """Reads a regular file (or a closed fd) in a thread, honouring pause/resume."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, protocol: asyncio.Protocol):
+        self._loop = loop
+        self._fd = fd
+        self._protocol = protocol
+        self._running = threading.Event()
+        self._running.set()
+        self._closing = False
+        threading.Thread(target=self._pump, name="mcpeek-stdin", daemon=True).start()
+
+    def _pump(self) -> None:
+        while not self._closing:
+            self._running.wait()
+            try:
+                chunk = os.read(self._fd, CHUNK)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            self._loop.call_soon_threadsafe(self._protocol.data_received, chunk)
+        if not self._closing:
+            self._loop.call_soon_threadsafe(self._protocol.eof_received)
+
+    def pause_reading(self) -> None:
+        self._running.clear()
+
+    def resume_reading(self) -> None:
+        self._running.set()
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+        self._running.set()
+
+
+class BlockingWriter:
+    """Blocking writes to a regular file: a file never applies back-pressure."""
+
+    def __init__(self, fd: int, protocol: asyncio.Protocol) -> None:
+        self._fd = fd
+        self._protocol = protocol
+        self._closing = False
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except OSError as exc:
+            self.close(exc)
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self, exc: Exception | None = None) -> None:
+        if not self._closing:
+            self._closing = True
+            self._protocol.connection_lost(exc)

@@ -1,0 +1,1 @@
+"""The spec checks: pure, synchronous state machines over the record stream."""

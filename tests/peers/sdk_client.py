@@ -1,0 +1,130 @@
+"""Real-SDK stdio MCP client used as the downstream peer in mcpeek's end-to-end tests.
+
+Usage::
+
+    python tests/peers/sdk_client.py --era modern|legacy|auto [--no-discover] -- CMD [ARG...]
+
+Spawns ``CMD`` as a stdio MCP server with the official ``mcp`` SDK (``mcp.Client``
+over ``StdioServerParameters``; no hand-written JSON-RPC) and runs one conversation:
+
+* ``--era modern``: protocol 2026-07-28, pinned with ``Client(mode="2026-07-28")``
+  (never falls back to ``initialize``).  The SDK's pinned mode sends nothing at
+  connect time, so we then send one ``server/discover`` ourselves via the public
+  ``ClientSession.send_discover`` and ``adopt()`` the answer (this is exactly what
+  the SDK's ``mode="auto"`` probe does, minus the legacy fallback).
+  ``--no-discover`` skips that probe: the first request on the wire is tools/list.
+* ``--era legacy``: protocol 2025-11-25 via ``Client(mode="legacy")``:
+  ``initialize`` + ``notifications/initialized``, no discover probe.
+* ``--era auto``: the SDK default (discover probe, fall back to initialize).
+
+Then: tools/list, tools/call add(2,3), tools/call count(3) with a progress
+callback, tools/call get_weather("Paris").
+
+Prints ONE JSON object to stdout and exits 0::
+
+    {"era", "protocol_version", "tools", "add", "progress", "weather"}
+
+On any failure (including a protocol-version mismatch with the requested era, or
+the 24 s conversation deadline, which keeps the whole
+process under 30 s) it prints the error to stderr and exits 1.
+The child inherits this process's full environment (the SDK default would pass
+only a safe subset), so a proxy under test sees its MCPEEK_* settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
+
+DEADLINE_S = 24.0
+"""Conversation deadline. Plus ~2 s of imports and the SDK's <=4 s child shutdown
+(stdin close, then SIGTERM, then SIGKILL), the whole process stays under 30 s."""
+EXPECTED_VERSION = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def _checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
+    if result.is_error:
+        raise RuntimeError(f"tools/call {name} returned isError: {_text(result)!r}")
+    return result
+
+
+async def converse(era: str, discover: bool, command: list[str]) -> dict[str, Any]:
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    mode = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}[era]
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    client_info = types.Implementation(name="mcpeek-sdk-client", version="0.1.0")
+    # cache=None: every list/call must reach the wire (the proxy under test must see it).
+    async with Client(params, mode=mode, client_info=client_info, cache=None, read_timeout_seconds=DEADLINE_S) as client:
+        if era == "modern" and discover:
+            raw = await client.session.send_discover(LATEST_MODERN_VERSION)
+            client.session.adopt(types.DiscoverResult.model_validate(raw))
+        version = client.protocol_version
+        if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
+            raise RuntimeError(f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}")
+
+        tools = await client.list_tools()
+        added = _checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
+        _checked("count", await client.call_tool("count", {"n": 3}, progress_callback=on_progress))
+        weather = _checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
+
+    structured = added.structured_content
+    add_value: Any = structured.get("result", structured) if isinstance(structured, dict) else _text(added)
+    return {
+        "era": era,
+        "protocol_version": version,
+        "tools": [tool.name for tool in tools.tools],
+        "add": add_value,
+        "progress": len(progress),
+        "weather": _text(weather),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run one MCP conversation with the official SDK client.")
+    parser.add_argument("--era", choices=["modern", "legacy", "auto"], required=True)
+    parser.add_argument("--no-discover", action="store_true", help="modern: skip the server/discover probe")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG...]")
+    args = parser.parse_args(argv)
+    command: list[str] = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("missing server command after --")
+
+    async def run() -> dict[str, Any]:
+        try:
+            with anyio.fail_after(DEADLINE_S):
+                return await converse(args.era, not args.no_discover, command)
+        except TimeoutError:
+            raise TimeoutError(f"no complete conversation within {DEADLINE_S:g} s") from None
+
+    try:
+        report = anyio.run(run)
+    except BaseException as exc:  # noqa: BLE001 - any failure (incl. ExceptionGroup, timeout) -> exit 1
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        print(f"sdk_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return 1
+    print(json.dumps(report), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

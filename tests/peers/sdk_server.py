@@ -1,0 +1,80 @@
+"""Real-SDK stdio MCP server used as the upstream peer in mcpeek's end-to-end tests.
+
+Built only with the official ``mcp`` SDK's high-level ``MCPServer`` class and served
+with ``MCPServer.run("stdio")``.  That entry point drives the SDK's dual-era loop
+(``mcp.server.runner.serve_dual_era_loop``): the client's *first request* decides
+the era of the connection, so the same process serves
+
+* a 2026-07-28 ("modern") client: stateless, no ``initialize``, every request
+  carries ``_meta["io.modelcontextprotocol/protocolVersion"]``; and
+* a 2025-11-25 ("legacy") client: ``initialize`` + ``notifications/initialized``.
+
+No era flag is needed (``--era auto`` is accepted for symmetry and ignored;
+``modern``/``legacy`` are refused because the SDK's public API has no single-era
+stdio server).
+
+Offered:
+
+* tool ``add(a: int, b: int) -> int``  (structured output ``{"result": a+b}``)
+* tool ``count(n: int) -> str``         (reports progress n times, returns "counted n")
+* tool ``get_weather(city: str) -> str`` ("Sunny in <city>")
+* prompt ``greet(name: str)`` and resource ``mcpeek://hello``
+
+stdout carries protocol only; a single line ``sdk_server: ready`` goes to stderr.
+
+Run:  python tests/peers/sdk_server.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server: MCPServer = MCPServer(name="mcpeek-sdk-server", version="0.1.0", log_level="WARNING")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Report progress n times, then return "counted n"."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, f"step {i}/{n}")
+    return f"counted {n}"
+
+
+@server.tool()
+def get_weather(city: str) -> str:
+    """Return a (fake) weather report for a city."""
+    return f"Sunny in {city}"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """A tiny prompt."""
+    return f"Say hello to {name}."
+
+
+@server.resource("mcpeek://hello", mime_type="text/plain")
+def hello() -> str:
+    """A tiny static resource."""
+    return "hello from sdk_server"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--era", choices=["auto"], default="auto", help="only 'auto' (dual era) is available")
+    parser.parse_args(argv)
+    print("sdk_server: ready", file=sys.stderr, flush=True)
+    server.run("stdio")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
