@@ -161,8 +161,11 @@ def _classify(env: _Envelope) -> Message:
             return Message("invalid", problem="shape", detail="method is not a string", **common)
         if result is not None or error is not None:
             return Message(
-                "invalid", method=env.method, problem="shape",
-                detail="a message with both method and result/error", **common,
+                "invalid",
+                method=env.method,
+                problem="shape",
+                detail="a message with both method and result/error",
+                **common,
             )
         kind: MessageKind = "notification" if env.id is msgspec.UNSET else "request"
         return Message(kind, method=env.method, params=params, **common)
@@ -172,6 +175,4 @@ def _classify(env: _Envelope) -> Message:
         return Message("result", result=result, **common)
     if error is not None:
         return Message("error", error=error, **common)
-    return Message(
-        "invalid", problem="shape", detail="neither method nor result/error", **common
-    )
+    return Message("invalid", problem="shape", detail="neither method nor result/error", **common)

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import BinaryIO
 
 import msgspec
 
@@ -49,11 +49,11 @@ class CaptureReader:
         self._kind_decoder = msgspec.json.Decoder(_Kind)
         self._line_no = 0
 
-    def _open(self) -> IO[bytes]:
+    def _open(self) -> BinaryIO:
         try:
             if self.path.suffix == ".gz":
-                return gzip.open(self.path, "rb")
-            return open(self.path, "rb")  # noqa: SIM115 - closed by the generator
+                return gzip.GzipFile(self.path, "rb")  # type: ignore[return-value]
+            return open(self.path, "rb")
         except FileNotFoundError:
             raise CaptureError(f"{self.path}: no such file") from None
         except IsADirectoryError:

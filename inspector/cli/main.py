@@ -27,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, cls in Command.registry.items():
         command = cls()
         sub_parser = sub.add_parser(
-            name, help=cls.help, description=cls.description or cls.help,
+            name,
+            help=cls.help,
+            description=cls.description or cls.help,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.configure(sub_parser)

@@ -22,6 +22,7 @@ death by signal N).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -208,10 +209,8 @@ class StdioRelay:
         try:
             os.killpg(pid, sig)
         except (ProcessLookupError, PermissionError):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
 
     def _forward_signal(self, sig: int) -> None:
         self._observe(
@@ -279,10 +278,8 @@ class StdioRelay:
             self._client_out.close()
             if not isinstance(self._client_out, BlockingWriter):
                 # Let the last bytes drain to the client, but not forever.
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(client_out_proto.closed, 5.0)
-                except TimeoutError:
-                    pass
         if self.client_in is not None:
             self.client_in.close()
 
@@ -297,4 +294,3 @@ def _spawn_error(command: Sequence[str], exc: BaseException) -> str:
         return f"cannot start the server: {name}: is a directory"
     detail = getattr(exc, "strerror", None) or str(exc)
     return f"cannot start the server: {name}: {detail}"
-

@@ -59,7 +59,9 @@ class StdioTap:
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
         self._splitters: dict[str, LineSplitter] = {
-            "c2s": LineSplitter(), "s2c": LineSplitter(), "stderr": LineSplitter()
+            "c2s": LineSplitter(),
+            "s2c": LineSplitter(),
+            "stderr": LineSplitter(),
         }
 
     def data(self, direction: Direction, chunk: bytes) -> None:

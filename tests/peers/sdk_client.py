@@ -24,9 +24,9 @@ Prints ONE JSON object to stdout and exits 0::
 
     {"era", "protocol_version", "tools", "add", "progress", "weather"}
 
-On any failure (including a protocol-version mismatch with the requested era, or
-the 24 s conversation deadline, which keeps the whole
-process under 30 s) it prints the error to stderr and exits 1.
+On any failure (a protocol-version mismatch with the requested era, an isError
+tool result, the 24 s conversation deadline, ...) it prints the error to stderr and
+exits 1; the whole process stays under 30 s even against a mute server.
 The child inherits this process's full environment (the SDK default would pass
 only a safe subset), so a proxy under test sees its MCPEEK_* settings.
 """
@@ -65,20 +65,24 @@ def _checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
 async def converse(era: str, discover: bool, command: list[str]) -> dict[str, Any]:
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     mode = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}[era]
-    progress: list[tuple[float, float | None, str | None]] = []
+    updates: list[tuple[float, float | None, str | None]] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append((progress, total, message))
 
     client_info = types.Implementation(name="mcpeek-sdk-client", version="0.1.0")
     # cache=None: every list/call must reach the wire (the proxy under test must see it).
-    async with Client(params, mode=mode, client_info=client_info, cache=None, read_timeout_seconds=DEADLINE_S) as client:
+    async with Client(
+        params, mode=mode, client_info=client_info, cache=None, read_timeout_seconds=DEADLINE_S
+    ) as client:
         if era == "modern" and discover:
             raw = await client.session.send_discover(LATEST_MODERN_VERSION)
             client.session.adopt(types.DiscoverResult.model_validate(raw))
         version = client.protocol_version
         if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
-            raise RuntimeError(f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}")
+            raise RuntimeError(
+                f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}"
+            )
 
         tools = await client.list_tools()
         added = _checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
@@ -86,21 +90,27 @@ async def converse(era: str, discover: bool, command: list[str]) -> dict[str, An
         weather = _checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
 
     structured = added.structured_content
-    add_value: Any = structured.get("result", structured) if isinstance(structured, dict) else _text(added)
+    add_value: Any = (
+        structured.get("result", structured) if isinstance(structured, dict) else _text(added)
+    )
     return {
         "era": era,
         "protocol_version": version,
         "tools": [tool.name for tool in tools.tools],
         "add": add_value,
-        "progress": len(progress),
+        "progress": len(updates),
         "weather": _text(weather),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run one MCP conversation with the official SDK client.")
+    parser = argparse.ArgumentParser(
+        description="Run one MCP conversation with the official SDK client."
+    )
     parser.add_argument("--era", choices=["modern", "legacy", "auto"], required=True)
-    parser.add_argument("--no-discover", action="store_true", help="modern: skip the server/discover probe")
+    parser.add_argument(
+        "--no-discover", action="store_true", help="modern: skip the server/discover probe"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG...]")
     args = parser.parse_args(argv)
     command: list[str] = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -116,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         report = anyio.run(run)
-    except BaseException as exc:  # noqa: BLE001 - any failure (incl. ExceptionGroup, timeout) -> exit 1
+    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
         if isinstance(exc, KeyboardInterrupt):
             raise
         print(f"sdk_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)

@@ -69,7 +69,9 @@ def hello() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--era", choices=["auto"], default="auto", help="only 'auto' (dual era) is available")
+    parser.add_argument(
+        "--era", choices=["auto"], default="auto", help="only 'auto' (dual era) is available"
+    )
     parser.parse_args(argv)
     print("sdk_server: ready", file=sys.stderr, flush=True)
     server.run("stdio")

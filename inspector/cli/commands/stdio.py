@@ -33,11 +33,17 @@ class StdioCommand(Command):
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "-w", "--write", metavar="FILE", type=Path,
+            "-w",
+            "--write",
+            metavar="FILE",
+            type=Path,
             help="capture file to write (default: a new file in the capture directory)",
         )
         parser.add_argument(
-            "--grace", type=float, default=3.0, metavar="SECONDS",
+            "--grace",
+            type=float,
+            default=3.0,
+            metavar="SECONDS",
             help="after the client closes stdin, how long the server gets to exit before "
             "SIGTERM, and then before SIGKILL (default: 3)",
         )
@@ -45,7 +51,9 @@ class StdioCommand(Command):
             "-q", "--quiet", action="store_true", help="print nothing but errors on stderr"
         )
         parser.add_argument(
-            "server_command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]",
+            "server_command",
+            nargs=argparse.REMAINDER,
+            metavar="-- CMD [ARG...]",
             help="the server command line, after --",
         )
 
@@ -54,8 +62,9 @@ class StdioCommand(Command):
         if command and command[0] == "--":
             command = command[1:]
         if not command:
-            raise UsageError("stdio needs the server command after --, e.g. "
-                             "mcpeek stdio -- python server.py")
+            raise UsageError(
+                "stdio needs the server command after --, e.g. mcpeek stdio -- python server.py"
+            )
         if args.grace < 0:
             raise UsageError("--grace must not be negative")
         path = args.write or default_capture_path()
@@ -70,15 +79,19 @@ class StdioCommand(Command):
         reported: set[str] = set()
 
         def internal_error(exc: BaseException) -> None:
-            text = f"internal error while recording ({type(exc).__name__}: {exc}); " \
-                   "traffic still flows"
+            text = (
+                f"internal error while recording ({type(exc).__name__}: {exc}); traffic still flows"
+            )
             if text not in reported:
                 reported.add(text)
                 console.say(text, force=True)
 
         recorder = Recorder(writer, [tally], on_error=internal_error)
         relay = StdioRelay(
-            command, StdioTap(recorder.emit), console, grace=args.grace,
+            command,
+            StdioTap(recorder.emit),
+            console,
+            grace=args.grace,
             on_tap_error=internal_error,
         )
         console.say(f"recording to {path}")

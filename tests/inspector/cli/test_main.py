@@ -1,0 +1,90 @@
+"""The command line contract: help, version, usage errors, default capture place."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector import __version__
+from inspector.capture import read_records
+from inspector.cli.base import Command
+from inspector.cli.main import main
+from inspector.paths import capture_dir
+from tests.conftest import mcpeek_argv, peer_argv
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mcpeek {__version__}"
+
+
+def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "stdio" in capsys.readouterr().err
+
+
+def test_every_registered_command_has_help() -> None:
+    assert "stdio" in Command.registry
+    for name, cls in Command.registry.items():
+        assert cls.help, name
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["stdio"], "stdio needs the server command after --"),
+        (["stdio", "--"], "stdio needs the server command after --"),
+        (["stdio", "--grace", "-1", "--", "x"], "--grace must not be negative"),
+    ],
+)
+def test_usage_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(f"mcpeek: {message}")
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    proc = subprocess.run(mcpeek_argv("stdio", "--bogus"), capture_output=True, timeout=30)
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_unwritable_capture_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "-w", str(blocker / "sub" / "c.jsonl"), "--", "true"),
+        capture_output=True,
+        timeout=30,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("mcpeek: cannot write the capture")
+    assert b"Traceback" not in proc.stderr
+
+
+def test_default_capture_goes_to_the_capture_directory(tmp_path: Path) -> None:
+    env = {**os.environ, "MCPEEK_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "--", *peer_argv("byte_server.py")),
+        input=b"{}\n",
+        capture_output=True,
+        env=env,
+        timeout=30,
+    )
+    assert proc.returncode == 0
+    files = list((tmp_path / "home").iterdir())
+    assert len(files) == 1
+    assert re.fullmatch(r"\d{8}-\d{6}-\d+\.jsonl", files[0].name)
+    assert read_records(files[0])[1]
+
+
+def test_capture_dir_defaults(tmp_path: Path) -> None:
+    assert capture_dir({"MCPEEK_HOME": str(tmp_path)}) == tmp_path
+    if sys.platform.startswith("linux"):
+        assert capture_dir({"XDG_STATE_HOME": "/x/state"}) == Path("/x/state/mcpeek/captures")
+        assert capture_dir({}) == Path.home() / ".local/state/mcpeek/captures"

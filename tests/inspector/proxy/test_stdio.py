@@ -1,0 +1,309 @@
+"""The stdio relay as a real process: byte exactness, crashes, signals, back-pressure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from inspector.capture import read_records
+from inspector.records import Event, Msg, Stderr
+from inspector.testing.wire import stream_bytes
+from tests.conftest import mcpeek_argv, peer_argv
+
+pytestmark = pytest.mark.e2e
+
+ODD_PAYLOAD_PARTS = [
+    b'{"jsonrpc":"2.0","id":1,"result":{}}\n',
+    b"\n",  # blank line
+    b"   \n",  # whitespace-only line
+    b'{"jsonrpc":"2.0","method":"x","params":{"s":"caf\xc3\xa9"}}\r\n',  # CRLF, UTF-8
+    b"\xff\xfe not utf-8 \x80\n",  # invalid UTF-8
+    b"nul\x00byte\n",
+    b'{"jsonrpc":"2.0","id":2,"result":{"big":"' + b"x" * (16 * 1024 * 1024) + b'"}}\n',
+    b"last line without newline",
+]
+ODD_PAYLOAD = b"".join(ODD_PAYLOAD_PARTS)
+
+
+def run(
+    argv: list[str], stdin: bytes = b"", timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout)
+
+
+def events(records: list) -> list[Event]:
+    return [r for r in records if isinstance(r, Event)]
+
+
+def test_byte_exact_both_ways_with_odd_bytes(tmp_path: Path, capture_path: Path) -> None:
+    send = tmp_path / "send.bin"
+    send.write_bytes(ODD_PAYLOAD)
+    received = tmp_path / "received.bin"
+    client_payload = ODD_PAYLOAD[::-1][:1000] + b"\n" + ODD_PAYLOAD  # different from the server's
+    proc = run(
+        mcpeek_argv(
+            "stdio",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv(
+                "byte_server.py",
+                "--send",
+                str(send),
+                "--recv-to",
+                str(received),
+                "--stderr-lines",
+                "5",
+            ),
+        ),
+        stdin=client_payload,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == ODD_PAYLOAD
+    assert received.read_bytes() == client_payload
+    header, records, problems = read_records(capture_path)
+    assert problems == []
+    assert header.transport == "stdio" and header.v == 1
+    assert stream_bytes(records, "s2c") == ODD_PAYLOAD
+    assert stream_bytes(records, "c2s") == client_payload
+    # stderr: passed through unchanged, and recorded line by line
+    server_err = stream_bytes(records, "stderr")
+    assert server_err.count(b"byte_server:") == 5
+    assert server_err in proc.stderr
+    seqs = [r.seq for r in records]
+    assert seqs == list(range(1, len(records) + 1))
+    msgs = [r for r in records if isinstance(r, Msg)]
+    s2c = [m for m in msgs if m.dir == "s2c"]
+    assert [m.raw_b64 is not None for m in s2c] == [False] * 4 + [True] + [False] * 3
+    assert [m.partial for m in s2c] == [False] * 7 + [True]
+    assert s2c[5].raw == "nul\x00byte"
+
+
+def test_stderr_lines_interleave_in_order(tmp_path: Path, capture_path: Path) -> None:
+    proc = run(
+        mcpeek_argv(
+            "stdio",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--stderr-lines", "3"),
+        )
+    )
+    assert proc.returncode == 0
+    text = proc.stderr.decode()
+    lines = text.splitlines()
+    # the server's lines come through whole; mcpeek's own lines are prefixed
+    assert [ln for ln in lines if ln.startswith("byte_server:")] == [
+        "byte_server: line 0",
+        "byte_server: line 1",
+        "byte_server: line 2",
+    ]
+    assert all(ln.startswith(("byte_server:", "mcpeek:")) for ln in lines), text
+    _, records, _ = read_records(capture_path)
+    assert [r.raw for r in records if isinstance(r, Stderr)] == [
+        "byte_server: line 0",
+        "byte_server: line 1",
+        "byte_server: line 2",
+    ]
+
+
+def test_exit_code_is_the_servers(capture_path: Path) -> None:
+    proc = run(
+        mcpeek_argv(
+            "stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py", "--exit", "7")
+        )
+    )
+    assert proc.returncode == 7
+    _, records, _ = read_records(capture_path)
+    kinds = [e.event for e in events(records)]
+    assert kinds[0] == "spawn" and kinds[-1] == "exit"
+    assert {"client-eof", "server-eof"} <= set(kinds)
+    assert events(records)[-1].code == 7
+
+
+def test_server_killed_mid_message(tmp_path: Path, capture_path: Path) -> None:
+    send = tmp_path / "send.bin"
+    send.write_bytes(b'{"jsonrpc":"2.0","id":1,"result":{"half":"' + b"y" * 100_000)
+    proc = run(
+        mcpeek_argv(
+            "stdio",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--send", str(send), "--kill-self-after", "5000"),
+        ),
+        stdin=b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n',
+    )
+    assert proc.returncode == 128 + signal.SIGKILL
+    _, records, problems = read_records(capture_path)
+    assert problems == []
+    assert stream_bytes(records, "s2c") == proc.stdout  # the half message, recorded as partial
+    assert proc.stdout and not proc.stdout.endswith(b"\n")
+    assert events(records)[-1].event == "exit" and events(records)[-1].signal == signal.SIGKILL
+
+
+def test_client_closes_stdin_server_exits(capture_path: Path) -> None:
+    proc = run(
+        mcpeek_argv("stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py")),
+        stdin=b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+    )
+    assert proc.returncode == 0
+    _, records, _ = read_records(capture_path)
+    kinds = [e.event for e in events(records)]
+    assert kinds.index("client-eof") < kinds.index("exit")
+    assert not any(e.event == "note" for e in events(records))  # no SIGTERM was needed
+
+
+def test_server_ignoring_sigterm_gets_sigkill(capture_path: Path) -> None:
+    proc = run(
+        mcpeek_argv(
+            "stdio",
+            "--grace",
+            "0.3",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--ignore-term"),
+        ),
+        timeout=30,
+    )
+    assert proc.returncode == 128 + signal.SIGKILL
+    _, records, _ = read_records(capture_path)
+    notes = [e.message for e in events(records) if e.event == "note"]
+    assert notes == ["sending SIGTERM to the server", "sending SIGKILL to the server"]
+
+
+def test_sigterm_is_forwarded(capture_path: Path) -> None:
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--on-term-exit", "5"),
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for(
+        lambda: any(
+            isinstance(r, Event) and r.event == "spawn" for r in _records_so_far(capture_path)
+        )
+    )
+    time.sleep(0.3)  # let the server install its handler
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 5
+    assert b"byte_server: got SIGTERM" in err
+
+
+def test_unstartable_server(capture_path: Path) -> None:
+    proc = run(mcpeek_argv("stdio", "-w", str(capture_path), "--", "/no/such/server-binary"))
+    assert proc.returncode == 2
+    lines = proc.stderr.decode().strip().splitlines()
+    assert lines[-1] == "mcpeek: cannot start the server: /no/such/server-binary: command not found"
+    assert "Traceback" not in proc.stderr.decode()
+    _, records, _ = read_records(capture_path)
+    assert [(e.event, e.message) for e in events(records)] == [
+        ("note", "cannot start the server: /no/such/server-binary: command not found")
+    ]
+
+
+def test_nothing_but_the_server_on_stdout(capture_path: Path) -> None:
+    proc = run(
+        mcpeek_argv("stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py")),
+        stdin=b"hello\n",
+    )
+    assert proc.stdout == b""
+    assert b"mcpeek: recording to" in proc.stderr
+
+
+def test_backpressure_bounds_what_mcpeek_buffers(tmp_path: Path, capture_path: Path) -> None:
+    """A server that never reads: the client soon cannot write any more."""
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio",
+            "--grace",
+            "0.2",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--no-read", "--linger", "30"),
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None
+    os.set_blocking(proc.stdin.fileno(), False)
+    line = b'{"jsonrpc":"2.0","method":"notifications/x","params":{"p":"' + b"z" * 1000 + b'"}}\n'
+    accepted = 0
+    stalled_since = None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and accepted < 256 * 1024 * 1024:
+        try:
+            accepted += os.write(proc.stdin.fileno(), line)
+            stalled_since = None
+        except BlockingIOError:
+            stalled_since = stalled_since or time.monotonic()
+            if time.monotonic() - stalled_since > 1.0:
+                break
+            time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    # pipe buffers (ours and the server's) plus asyncio's high-water marks: a few MB at most
+    assert accepted < 8 * 1024 * 1024, accepted
+
+
+def test_killed_mcpeek_leaves_a_readable_capture(tmp_path: Path, capture_path: Path) -> None:
+    send = tmp_path / "send.bin"
+    send.write_bytes(
+        (b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}\n') * 400_000
+    )
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--send", str(send)),
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdout is not None
+    got = 0
+    while got < 4_000_000:  # mid-stream: read some, then kill
+        got += len(proc.stdout.read1(1 << 16))
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    header, records, problems = read_records(capture_path)
+    msgs = [r for r in records if isinstance(r, Msg)]
+    assert header.v == 1 and len(msgs) > 1000
+    assert all(
+        m.raw == '{"jsonrpc":"2.0","method":"notifications/message","params":{}}' for m in msgs
+    )
+    assert all(p.endswith("ignored") for p in problems)  # at most a torn last line
+
+
+def _records_so_far(path: Path) -> list:
+    try:
+        return read_records(path)[1]
+    except Exception:
+        return []
+
+
+def _wait_for(predicate, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
