@@ -157,8 +157,9 @@ class Cpu:
 @dataclass
 class Exit:
     code: int
-    vm_hwm_kb: int  # last VmHWM polled before exit
-    ru_maxrss_kb: int  # from wait4 (includes reaped grandchildren: max, not sum)
+    # The last VmHWM polled before exit. (wait4's ru_maxrss is no substitute: it
+    # also counts the forked copy of this client before exec, and reaped children.)
+    vm_hwm_kb: int
     capture: CaptureCheck | None = None
 
 
@@ -375,7 +376,7 @@ class Connection:
         # the peer answers nothing more; anything left is a protocol error
         while True:
             self.sample_memory()
-            pid, status, rusage = os.wait4(self.pid, os.WNOHANG)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 break
             time.sleep(0.005)
@@ -388,7 +389,7 @@ class Connection:
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         if rest or self.rbuf:
             raise RuntimeError(f"unexpected trailing output: {(bytes(self.rbuf) + rest)[:80]!r}")
-        result = Exit(self.proc.returncode, self.vm_hwm_kb, rusage.ru_maxrss)
+        result = Exit(self.proc.returncode, self.vm_hwm_kb)
         if self.capture is not None:
             result.capture = check_capture(self.capture, self.pairs)
             self.capture.unlink()
@@ -420,7 +421,7 @@ def run_pipelined(
     proxied: bool,
     workdir: Path,
     label: str,
-    make_chunks: Callable[[int], Iterable[bytes]],
+    make_chunks: Callable[[int], Iterable[bytes | memoryview]],
     count: int,
     size: int,
 ) -> tuple[float, Cpu, Exit]:
@@ -438,7 +439,7 @@ def run_pipelined(
 def measure_throughput(proxied: bool, workdir: Path, n: int) -> Side:
     label = "throughput-proxied" if proxied else "throughput-direct"
 
-    def chunks(first: int) -> Iterable[memoryview]:
+    def chunks(first: int) -> Iterable[bytes | memoryview]:
         # the whole request stream is built before the clock starts
         return list(slices(b"".join(small_batches(first, n))))
 
@@ -538,7 +539,8 @@ def main() -> int:
                 integrity.append(side.exit.capture)
         thr_ratio = thr[True].value / thr[False].value
         say(f"  ratio proxied/direct: {thr_ratio:.2f}")
-        relay_cpu = thr[True].cpu.relay if thr[True].cpu else None
+        proxied_cpu = thr[True].cpu
+        relay_cpu = proxied_cpu.relay if proxied_cpu else None
         if relay_cpu:
             say(
                 f"  mcpeek CPU per pair: {relay_cpu / n_small * 1e6:.1f} us "
@@ -586,9 +588,8 @@ def main() -> int:
         ex = rss.exit
         assert ex is not None
         say(
-            f"  RSS after start-up {rss.extra['start_rss_mb']:.1f} MB; peak (VmHWM) "
-            f"{rss.value:.1f} MB; wait4 ru_maxrss {ex.ru_maxrss_kb / 1024:.1f} MB "
-            "(max over mcpeek and the server it reaped)"
+            f"  mcpeek RSS after start-up {rss.extra['start_rss_mb']:.1f} MB; "
+            f"peak (VmHWM, polled until exit) {rss.value:.1f} MB"
         )
         samples = rss_conn.rss_samples
         if samples:
