@@ -15,12 +15,13 @@ import datetime as dt
 import hashlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import msgspec
 
 from inspector import __version__
+from inspector.capture.sink import FileSink
 from inspector.records import Header, Http, Record, SeqRecord
 
 DEFAULT_REDACTED_HEADERS = frozenset(
@@ -64,10 +65,12 @@ class CaptureWriter:
         redact: bool = True,
         extra_redacted: Iterable[str] = (),
         max_buffer: int = 1 << 20,
+        threaded: bool = False,
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self._sink = FileSink(fd, threaded=threaded)
         self._encoder = msgspec.json.Encoder()
         self._buffer = bytearray()
         self._max_buffer = max_buffer
@@ -91,33 +94,37 @@ class CaptureWriter:
 
     def write(self, record: SeqRecord) -> SeqRecord:
         """Number, stamp and buffer ``record``; returns it (now with its ``seq``)."""
-        record.seq = self._next_seq
-        self._next_seq += 1
-        if not record.t:
-            record.t = round(time.time(), 6)
-        if self.redact and isinstance(record, Http) and record.headers:
-            record.headers = redact_headers(record.headers, self._redacted_names)
-        self._append(record)
-        if len(self._buffer) >= self._max_buffer:
-            self.flush()
+        self.write_many((record,))
         return record
 
-    def _append(self, record: Record) -> None:
+    def write_many(self, records: Sequence[SeqRecord]) -> None:
+        """Number, stamp and buffer a batch, encoded in one call (the relay's hot path)."""
         if self.closed:
             raise ValueError(f"capture {self.path} is closed")
-        # encode_into appends at the offset given: no intermediate bytes object.
+        seq = self._next_seq
+        now = 0.0
+        for record in records:
+            record.seq = seq
+            seq += 1
+            if not record.t:
+                now = now or round(time.time(), 6)
+                record.t = now
+            if self.redact and isinstance(record, Http) and record.headers:
+                record.headers = redact_headers(record.headers, self._redacted_names)
+        self._next_seq = seq
+        self._buffer += self._encoder.encode_lines(records)
+        if len(self._buffer) >= self._max_buffer:
+            self.flush()
+
+    def _append(self, record: Record) -> None:
         self._encoder.encode_into(record, self._buffer, len(self._buffer))
         self._buffer += b"\n"
 
     def flush(self) -> None:
-        view = memoryview(self._buffer)
-        try:
-            while view:
-                written = os.write(self._fd, view)
-                view = view[written:]
-        finally:
-            view.release()
-        self._buffer.clear()
+        """Hand the buffered lines to the file (or its writer thread)."""
+        if self._buffer:
+            data, self._buffer = self._buffer, bytearray()
+            self._sink.submit(data)
 
     def close(self) -> None:
         if self.closed:
@@ -126,7 +133,7 @@ class CaptureWriter:
             self.flush()
         finally:
             self.closed = True
-            os.close(self._fd)
+            self._sink.close()
 
     def __enter__(self) -> CaptureWriter:
         return self

@@ -9,13 +9,31 @@ blocking writes (stdout), behind the same small interface.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import stat
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 CHUNK = 1 << 16
+PIPE_SIZE = 1 << 20
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+
+def widen_pipe(fd: int, size: int = PIPE_SIZE) -> None:
+    """Ask for a bigger pipe buffer (Linux): fewer, larger reads and writes per message.
+
+    Best effort: other systems, or a size above the user's limit, keep the default.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fcntl.fcntl(fd, F_SETPIPE_SZ, size)
+    except OSError:
+        pass
 
 
 def is_stream_fd(fd: int) -> bool:
@@ -29,6 +47,12 @@ def is_stream_fd(fd: int) -> bool:
     except OSError:
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
+
+
+def widen_reads(transport: Any) -> None:
+    """Read up to a whole widened pipe per wake-up (asyncio reads 256 KiB by default)."""
+    if hasattr(transport, "max_size"):
+        transport.max_size = PIPE_SIZE
 
 
 async def connect_reader(

@@ -30,7 +30,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from inspector.proxy.console import Console
-from inspector.proxy.pipes import BlockingWriter, connect_reader, connect_writer
+from inspector.proxy.pipes import (
+    BlockingWriter,
+    connect_reader,
+    connect_writer,
+    widen_pipe,
+    widen_reads,
+)
 from inspector.proxy.tap import StdioTap
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -243,11 +249,17 @@ class StdioRelay:
         self.spawned = True
         self._server_in = transport.get_pipe_transport(0)
         self.server_out = transport.get_pipe_transport(1)
+        for pipe in (self._server_in, self.server_out):
+            widen_pipe(pipe.get_extra_info("pipe").fileno())
+        widen_reads(self.server_out)
+        widen_pipe(self.stdin_fd)
+        widen_pipe(self.stdout_fd)
         self._observe(self.tap.event, "spawn", pid=transport.get_pid())
 
         client_out_proto = _ClientOut(self)
         self._client_out = await connect_writer(loop, self.stdout_fd, lambda: client_out_proto)
         self.client_in = await connect_reader(loop, self.stdin_fd, lambda: _ClientIn(self))
+        widen_reads(self.client_in)
         for sig in FORWARDED_SIGNALS:
             loop.add_signal_handler(sig, self._forward_signal, sig)
         try:

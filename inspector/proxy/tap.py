@@ -10,11 +10,12 @@ EOF is emitted with ``partial`` set, so the wire can be rebuilt exactly.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 from inspector.records import Direction, Event, Msg, SeqRecord, Stderr, text_fields
 
-Emit = Callable[[SeqRecord], None]
+Emit = Callable[[Sequence[SeqRecord]], None]
 
 
 class LineSplitter:
@@ -54,7 +55,11 @@ class LineSplitter:
 
 
 class StdioTap:
-    """Records what a stdio relay forwarded, through ``emit``."""
+    """Records what a stdio relay forwarded, through ``emit`` (a batch per chunk).
+
+    All the lines completed by one chunk share one timestamp: they arrived
+    together, and one clock read per chunk keeps the relay's hot path short.
+    """
 
     def __init__(self, emit: Emit) -> None:
         self._emit = emit
@@ -63,35 +68,42 @@ class StdioTap:
             "s2c": LineSplitter(),
             "stderr": LineSplitter(),
         }
+        self.message_count = 0
 
     def data(self, direction: Direction, chunk: bytes) -> None:
-        emit = self._emit
-        for line in self._splitters[direction].feed(chunk):
-            emit(_msg(direction, line, partial=False))
+        lines = self._splitters[direction].feed(chunk)
+        if not lines:
+            return
+        t = round(time.time(), 6)
+        self.message_count += len(lines)
+        self._emit([_msg(direction, line, t, partial=False) for line in lines])
 
     def stderr(self, chunk: bytes) -> None:
-        for line in self._splitters["stderr"].feed(chunk):
-            raw, raw_b64 = text_fields(line)
-            self._emit(Stderr(raw=raw, raw_b64=raw_b64))
+        lines = self._splitters["stderr"].feed(chunk)
+        if lines:
+            t = round(time.time(), 6)
+            self._emit([Stderr(t=t, raw=raw, raw_b64=b64) for raw, b64 in map(text_fields, lines)])
 
     def eof(self, stream: str) -> None:
         """Flush the unterminated last line of ``c2s``, ``s2c`` or ``stderr``."""
         tail = self._splitters[stream].finish()
         if tail is None:
             return
+        t = round(time.time(), 6)
         if stream == "stderr":
             raw, raw_b64 = text_fields(tail)
-            self._emit(Stderr(raw=raw, raw_b64=raw_b64, partial=True))
+            self._emit([Stderr(t=t, raw=raw, raw_b64=raw_b64, partial=True)])
         else:
-            self._emit(_msg(stream, tail, partial=True))  # type: ignore[arg-type]
+            self.message_count += 1
+            self._emit([_msg(stream, tail, t, partial=True)])  # type: ignore[arg-type]
 
     def event(self, name: str, **fields: object) -> None:
-        self._emit(Event(event=name, **fields))  # type: ignore[arg-type]
+        self._emit([Event(event=name, **fields)])  # type: ignore[arg-type]
 
 
-def _msg(direction: Direction, line: bytes, *, partial: bool) -> Msg:
+def _msg(direction: Direction, line: bytes, t: float, *, partial: bool) -> Msg:
     try:
-        return Msg(dir=direction, ch="stdio", raw=line.decode("utf-8"), partial=partial)
+        return Msg(t=t, dir=direction, ch="stdio", raw=line.decode("utf-8"), partial=partial)
     except UnicodeDecodeError:
         raw, raw_b64 = text_fields(line)
-        return Msg(dir=direction, ch="stdio", raw=raw, raw_b64=raw_b64, partial=partial)
+        return Msg(t=t, dir=direction, ch="stdio", raw=raw, raw_b64=raw_b64, partial=partial)

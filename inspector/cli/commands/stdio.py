@@ -18,7 +18,7 @@ from pathlib import Path
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
 from inspector.paths import default_capture_path
-from inspector.pipeline import MessageTally, Recorder
+from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
 from inspector.proxy.stdio import StdioRelay
 from inspector.proxy.tap import StdioTap
@@ -70,12 +70,11 @@ class StdioCommand(Command):
         path = args.write or default_capture_path()
         console = Console(quiet=args.quiet)
         try:
-            writer = CaptureWriter(path, transport="stdio", target=command)
+            writer = CaptureWriter(path, transport="stdio", target=command, threaded=True)
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr
-        tally = MessageTally()
         reported: set[str] = set()
 
         def internal_error(exc: BaseException) -> None:
@@ -86,10 +85,11 @@ class StdioCommand(Command):
                 reported.add(text)
                 console.say(text, force=True)
 
-        recorder = Recorder(writer, [tally], on_error=internal_error)
+        recorder = Recorder(writer, [], on_error=internal_error)
+        tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,
-            StdioTap(recorder.emit),
+            tap,
             console,
             grace=args.grace,
             on_tap_error=internal_error,
@@ -100,7 +100,11 @@ class StdioCommand(Command):
         finally:
             writer.close()
         if relay.spawned:
-            console.say(f"{tally.summary()} recorded in {path}; server exit code {code}")
+            count = tap.message_count
+            console.say(
+                f"{count} message{'s' if count != 1 else ''} recorded in {path}; "
+                f"server exit code {code}"
+            )
         console.close()
         return code
 

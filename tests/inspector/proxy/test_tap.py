@@ -13,7 +13,7 @@ from inspector.testing.wire import stream_bytes
 @given(st.binary(max_size=2000), st.lists(st.integers(1, 300), min_size=1, max_size=50))
 def test_any_chunking_rebuilds_the_stream(data: bytes, cuts: list[int]) -> None:
     records: list[SeqRecord] = []
-    tap = StdioTap(records.append)
+    tap = StdioTap(records.extend)
     offset = i = 0
     while offset < len(data):
         size = cuts[i % len(cuts)]
