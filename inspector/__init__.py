@@ -5,3 +5,7 @@ imported lazily by the CLI, the composition root.
 """
 
 __version__ = "0.1.0"
+
+from inspector.loaded import Capture, load
+
+__all__ = ["Capture", "__version__", "load"]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import inspector
 from inspector.capture import read_records
 from inspector.jsonrpc import MessageDecoder
 from inspector.records import Msg, wire_bytes
@@ -45,9 +46,10 @@ def tee_argv(logs: Path, side: str, *command: str) -> list[str]:
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_sdk_conversation_through_mcpeek(era: str, tmp_path: Path, capture_path: Path) -> None:
     server = tee_argv(tmp_path, "server", *peer_argv("sdk_server.py"))
-    proxy = tee_argv(
-        tmp_path, "client", *mcpeek_argv("stdio", "-w", str(capture_path), "--", *server)
-    )
+    mcpeek = mcpeek_argv("stdio", "--log", "flows", "-w", str(capture_path), "--", *server)
+    # mcpeek's stderr to a file of our own: the SDK client does not pass it on
+    stderr_log = tmp_path / "mcpeek.err"
+    proxy = tee_argv(tmp_path, "client", "sh", "-c", f'exec "$@" 2>"{stderr_log}"', "sh", *mcpeek)
     proc = subprocess.run(
         peer_argv("sdk_client.py", "--era", era, "--", *proxy), capture_output=True, timeout=90
     )
@@ -81,3 +83,30 @@ def test_sdk_conversation_through_mcpeek(era: str, tmp_path: Path, capture_path:
     )
     if era == "legacy":
         assert "notifications/initialized" in [m.method for _, m in messages]
+
+    # Correlation of the same capture: the flows a user would expect.
+    capture = inspector.load(capture_path)
+    (conversation,) = capture.conversations
+    assert conversation.era == era
+    assert conversation.protocol_version == outcome["protocol_version"]
+    assert conversation.declared.server_info["name"] == "mcpeek-sdk-server"
+    assert set(conversation.declared.tools) == {"add", "count", "get_weather"}
+    calls = [
+        (f.method, f.name, f.status, f.progress_count)
+        for f in capture.flows
+        if f.status != "notification"
+    ]
+    assert calls == [
+        (EXPECTED_METHODS[era][0], None, "complete", 0),
+        ("tools/list", None, "complete", 0),
+        ("tools/call", "add", "complete", 0),
+        ("tools/call", "count", "complete", 3),
+        ("tools/call", "get_weather", "complete", 0),
+    ]
+    assert all(f.era == era for f in capture.flows)
+    assert len(capture.messages) == len(messages)
+    # --log flows: one line per flow on mcpeek's stderr, after the server's own line
+    err_lines = stderr_log.read_text().splitlines()
+    assert "sdk_server: ready" in err_lines
+    log = [ln for ln in err_lines if "← complete" in ln]
+    assert len(log) == 5 and all(ln.startswith("mcpeek: ") for ln in log)

@@ -15,6 +15,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from inspector.analysis import Analyzer
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
 from inspector.paths import default_capture_path
@@ -22,6 +23,7 @@ from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
 from inspector.proxy.stdio import StdioRelay
 from inspector.proxy.tap import StdioTap
+from inspector.views.flowline import FlowPrinter
 
 FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
 
@@ -46,6 +48,13 @@ class StdioCommand(Command):
             metavar="SECONDS",
             help="after the client closes stdin, how long the server gets to exit before "
             "SIGTERM, and then before SIGKILL (default: 3)",
+        )
+        parser.add_argument(
+            "--log",
+            choices=("flows",),
+            action="append",
+            default=[],
+            help="also print on stderr: 'flows', one line per flow as it ends",
         )
         parser.add_argument(
             "-q", "--quiet", action="store_true", help="print nothing but errors on stderr"
@@ -85,7 +94,12 @@ class StdioCommand(Command):
                 reported.add(text)
                 console.say(text, force=True)
 
-        recorder = Recorder(writer, [], on_error=internal_error)
+        # Analysis runs only when something consumes it: it costs the relay CPU.
+        analyzer: Analyzer | None = None
+        if "flows" in args.log:
+            printer = FlowPrinter(lambda line: console.say(line, force=True))
+            analyzer = Analyzer([printer])
+        recorder = Recorder(writer, [analyzer.feed] if analyzer else [], on_error=internal_error)
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,
@@ -99,6 +113,11 @@ class StdioCommand(Command):
             code = asyncio.run(_run_with_flush(relay, writer))
         finally:
             writer.close()
+        if analyzer is not None:
+            try:
+                analyzer.finish()
+            except Exception as exc:
+                internal_error(exc)
         if relay.spawned:
             count = tap.message_count
             console.say(

@@ -1,0 +1,233 @@
+"""The Analyzer: the one sans-IO entry point from records to flows.
+
+The proxy (live), ``show``/``lint`` (from a file), the TUI and tests all feed
+it capture records with :meth:`Analyzer.feed`; it decodes each ``msg``,
+routes it to its :class:`Conversation`, correlates it, and tells its
+listeners. It does no I/O and never raises on what the records contain.
+
+Listeners subclass :class:`AnalysisListener` and override what they need:
+``on_message`` (every message, with its flow), ``on_flow_end`` (a flow
+reached a final status; a late answer can end it again, with ``flow.late``),
+``on_record`` (every record, for the HTTP and process events) and
+``on_conversation_end``.
+
+Conversations: a stdio capture is one conversation. On HTTP, a legacy
+session (``Mcp-Session-Id``) is one, and modern traffic without a session is
+one per upstream origin. Messages in a request body wait until the
+exchange's response headers arrive, which say which session they belong to
+(an ``initialize`` learns its session id only then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inspector.analysis.conversation import Conversation
+from inspector.analysis.flow import Entry, Flow
+from inspector.analysis.peek import Peeker
+from inspector.jsonrpc import MessageDecoder
+from inspector.records import AnyRecord, Event, Header, Http, Msg, Record, SeqRecord, wire_bytes
+
+DEFAULT_TIMEOUT = 60.0
+ORIGIN = "http:origin"
+
+
+class AnalysisListener:
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        """Every record, before its message (if any) is correlated."""
+
+    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
+        """A message, now part of ``flow``."""
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        """``flow`` reached a final status."""
+
+    def on_conversation_end(self, conversation: Conversation) -> None:
+        """The connection ended; its open flows were ended first."""
+
+
+class _Exchange:
+    __slots__ = ("conversation", "pending", "session")
+
+    def __init__(self, session: str | None) -> None:
+        self.session = session
+        self.conversation: Conversation | None = None
+        self.pending: list[Msg] = []
+
+
+class Analyzer:
+    def __init__(
+        self,
+        listeners: Iterable[AnalysisListener] = (),
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        keep_flows: bool = False,
+    ) -> None:
+        self.listeners = list(listeners)
+        self.timeout = timeout
+        self.transport = "stdio"
+        self.header: Header | None = None
+        self.conversations: dict[str, Conversation] = {}
+        self.flows: list[Flow] | None = [] if keep_flows else None
+        self._decoder = MessageDecoder()
+        self._peeker = Peeker()
+        self._exchanges: dict[str, _Exchange] = {}
+        self._flow_count = 0
+        self._now = 0.0
+
+    # -- input ------------------------------------------------------------------
+    def feed(self, record: Record) -> None:
+        if isinstance(record, Header):
+            self.header = record
+            self.transport = record.transport
+            return
+        if not isinstance(record, SeqRecord):
+            return
+        conversation = None
+        if isinstance(record, Msg):
+            if record.ch != "stdio" and record.dir == "c2s":
+                exchange = self._exchanges.get(record.ch)
+                if exchange is not None and exchange.conversation is None:
+                    exchange.pending.append(record)  # its session is not known yet
+                    self._advance(record.t)
+                    return
+            conversation = self._conversation_for(record.ch)
+        for listener in self.listeners:
+            listener.on_record(record, conversation)
+        if isinstance(record, Msg):
+            assert conversation is not None
+            self._message(record, conversation)
+        elif isinstance(record, Http):
+            self._http(record)
+        elif isinstance(record, Event) and record.event == "exit":
+            self.close_all()
+        self._advance(record.t)
+
+    def feed_all(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.feed(record)
+
+    def tick(self, now: float) -> None:
+        """Let time pass without traffic (follow mode): overdue requests end."""
+        self._advance(now)
+
+    def finish(self) -> None:
+        """The capture ended: close every conversation (in-flight → unanswered)."""
+        for exchange in self._exchanges.values():
+            self._release(exchange, self._conversation(exchange.session or ORIGIN))
+        self.close_all()
+
+    def close_all(self) -> None:
+        for conversation in self.conversations.values():
+            if not conversation.closed:
+                conversation.close()
+                for listener in self.listeners:
+                    listener.on_conversation_end(conversation)
+
+    # -- messages -----------------------------------------------------------------
+    def _message(self, record: Msg, conversation: Conversation) -> None:
+        message = self._decoder.decode(wire_bytes(record))
+        members = message.items if message.kind == "batch" else (message,)
+        for member in members:
+            entry = Entry(
+                record.seq,
+                record.t,
+                record.dir,
+                record.ch,
+                member.kind,
+                member.id,
+                member.method,
+                record,
+            )
+            flow = conversation.handle(entry, member, self._peeker)
+            for listener in self.listeners:
+                listener.on_message(entry, flow, conversation)
+
+    def _new_flow(self, conversation: str, sender: str, method: str | None) -> Flow:
+        self._flow_count += 1
+        flow = Flow(self._flow_count, conversation, sender, method)
+        if self.flows is not None:
+            self.flows.append(flow)
+        return flow
+
+    def _flow_ended(self, flow: Flow) -> None:
+        conversation = self.conversations[flow.conversation]
+        for listener in self.listeners:
+            listener.on_flow_end(flow, conversation)
+
+    def _advance(self, t: float) -> None:
+        if t - self._now < 0.5 and self._now:
+            return  # checking once per half second of capture time is plenty
+        self._now = max(self._now, t)
+        for conversation in self.conversations.values():
+            if not conversation.closed:
+                conversation.expire(self._now, self.timeout)
+
+    # -- conversations ------------------------------------------------------------
+    def _conversation(self, key: str) -> Conversation:
+        conversation = self.conversations.get(key)
+        if conversation is None:
+            conversation = Conversation(key, self.transport, self._new_flow, self._flow_ended)
+            self.conversations[key] = conversation
+        return conversation
+
+    def _conversation_for(self, channel: str) -> Conversation:
+        if channel == "stdio" or self.transport != "http":
+            return self._conversation("stdio")
+        exchange = self._exchanges.get(channel)
+        if exchange is not None and exchange.conversation is not None:
+            return exchange.conversation
+        return self._conversation(ORIGIN)
+
+    def _http(self, record: Http) -> None:
+        if record.phase == "request":
+            self._exchanges[record.x] = _Exchange(_session(record.headers))
+            return
+        exchange = self._exchanges.get(record.x)
+        if exchange is None:
+            return
+        if record.phase == "response":
+            session = exchange.session or _session(record.headers)
+            self._release(exchange, self._conversation(session or ORIGIN))
+        elif record.phase == "end":
+            conversation = exchange.conversation or self._conversation(exchange.session or ORIGIN)
+            self._release(exchange, conversation)
+            conversation.end_channel(record.x, client_closed=record.reason == "client-closed")
+            del self._exchanges[record.x]
+
+    def _release(self, exchange: _Exchange, conversation: Conversation) -> None:
+        if exchange.conversation is not None:
+            return
+        exchange.conversation = conversation
+        pending, exchange.pending = exchange.pending, []
+        for record in pending:
+            for listener in self.listeners:
+                listener.on_record(record, conversation)
+            self._message(record, conversation)
+
+    # -- views --------------------------------------------------------------------
+    def open_flows(self) -> list[Flow]:
+        seen: dict[int, Flow] = {}
+        for conversation in self.conversations.values():
+            for flow, _ in conversation.in_flight.values():
+                seen[flow.number] = flow
+            for flow in conversation.awaiting_retry:
+                seen[flow.number] = flow
+        return sorted(seen.values(), key=lambda f: f.number)
+
+
+def _session(headers: list[tuple[str, str]] | None) -> str | None:
+    for name, value in headers or ():
+        if name.lower() == "mcp-session-id":
+            return f"http:session:{value}"
+    return None
+
+
+def analyze(
+    records: Iterable[AnyRecord], *listeners: AnalysisListener, timeout: float = DEFAULT_TIMEOUT
+) -> Analyzer:
+    """Run a whole record stream through a new Analyzer that keeps its flows."""
+    analyzer = Analyzer(listeners, timeout=timeout, keep_flows=True)
+    analyzer.feed_all(records)
+    analyzer.finish()
+    return analyzer

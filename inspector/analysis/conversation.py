@@ -1,0 +1,321 @@
+"""The correlation engine of one conversation (a stdio process, an HTTP session or origin).
+
+It pairs each request with its response by *sender and id* (``1`` and
+``"1"`` are different ids), ties notifications to the request they belong to
+(progress by token, cancellation by ``requestId``, subscription events by
+``io.modelcontextprotocol/subscriptionId``, log messages by their HTTP stream
+or, on stdio, the one request that asked for them), and links the attempts
+of a multi round-trip request into one flow.
+
+Memory stays bounded by what is in flight: answered and cancelled requests
+are remembered in a bounded window (to pair duplicates and late answers),
+and a flow that has ended is handed out (``ended``) and forgotten.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from inspector.analysis.era import Declared
+from inspector.analysis.flow import Attempt, Entry, Flow
+from inspector.analysis.peek import UNSET, ParamsPeek, Peeker, id_key
+
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+RECENT_LIMIT = 4096
+OTHER_SIDE = {"c2s": "s2c", "s2c": "c2s"}
+
+NewFlow = Callable[[str, str, str | None], Flow]
+Ended = Callable[[Flow], None]
+
+
+class Conversation:
+    def __init__(self, key: str, transport: str, new_flow: NewFlow, ended: Ended) -> None:
+        self.key = key
+        self.transport = transport
+        self.declared = Declared()
+        self._new_flow = new_flow
+        self._ended = ended
+        self.in_flight: dict[tuple[str, Any], tuple[Flow, Attempt]] = {}
+        # answered, cancelled or overdue requests, still pairable for a while
+        self.recent: OrderedDict[tuple[str, Any], tuple[Flow, Attempt]] = OrderedDict()
+        self.progress: dict[Any, Flow] = {}
+        self.recent_progress: OrderedDict[Any, Flow] = OrderedDict()
+        self.subscriptions: dict[Any, Flow] = {}
+        self.awaiting_retry: list[Flow] = []
+        self.channel_flows: dict[str, Flow] = {}
+        self.message_count = 0
+        self.closed = False
+
+    @property
+    def era(self) -> str | None:
+        return self.declared.era
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.declared.protocol_version
+
+    # -- one message ------------------------------------------------------------
+    def handle(self, entry: Entry, message: Any, peeker: Peeker) -> Flow:
+        """Correlate one decoded message; returns the flow it now belongs to."""
+        self.message_count += 1
+        kind = entry.kind
+        if kind == "request":
+            return self._request(entry, peeker.params(message.params))
+        if kind == "notification":
+            return self._notification(entry, peeker.params(message.params))
+        if kind in ("result", "error"):
+            return self._response(entry, message, peeker)
+        return self._alone(entry, "orphan")
+
+    def _request(self, entry: Entry, params: ParamsPeek) -> Flow:
+        era = (
+            self.declared.on_client_request(entry.seq, entry.method, params)
+            if entry.dir == "c2s"
+            else self.declared.era
+        )
+        flow = self._retry_target(entry, params)
+        attempt = Attempt(request=entry, request_state=params.request_state)
+        if flow is None:
+            flow = self._new_flow(self.key, entry.dir, entry.method)
+            flow.era = era
+            target = params.name if entry.method != "resources/read" else params.uri
+            if target is UNSET:
+                target = params.uri
+            flow.name = target if isinstance(target, str) else None
+        else:
+            self.awaiting_retry.remove(flow)
+            flow.status = "pending"
+        flow.attempts.append(attempt)
+        meta = params.meta
+        if meta is not None:
+            if meta.client_capabilities is not UNSET:
+                flow.client_capabilities = meta.client_capabilities
+            if meta.progress_token is not UNSET:
+                attempt.progress_token = id_key(meta.progress_token)
+                self.progress[attempt.progress_token] = flow
+        key = (entry.dir, id_key(entry.id))
+        self.in_flight[key] = (flow, attempt)
+        if entry.method == "subscriptions/listen":
+            self.subscriptions[id_key(entry.id)] = flow
+        if self.transport == "http":
+            self.channel_flows[entry.ch] = flow
+        entry.flow = flow.number
+        return flow
+
+    def _retry_target(self, entry: Entry, params: ParamsPeek) -> Flow | None:
+        """The ``input_required`` flow this request retries, if it is a retry."""
+        if entry.dir != "c2s" or entry.method not in MRTR_METHODS or not self.awaiting_retry:
+            return None
+        if params.request_state is UNSET and params.input_responses is UNSET:
+            return None
+        target = params.uri if entry.method == "resources/read" else params.name
+        same = [
+            f
+            for f in self.awaiting_retry
+            if f.method == entry.method and f.name == (target if isinstance(target, str) else None)
+        ]
+        if not same:
+            return None
+        if params.request_state is not UNSET:
+            for flow in same:
+                if flow.attempts[-1].issued_state == params.request_state:
+                    return flow
+        if isinstance(params.input_responses, dict):
+            keys = tuple(sorted(params.input_responses))
+            for flow in same:
+                if flow.attempts[-1].input_request_keys == keys:
+                    return flow
+        return same[0]
+
+    def _notification(self, entry: Entry, params: ParamsPeek) -> Flow:
+        method = entry.method
+        flow: Flow | None = None
+        if method == "notifications/progress":
+            token = id_key(params.progress_token)
+            flow = self.progress.get(token) or self.recent_progress.get(token)
+            if flow is not None:
+                flow.progress_count += 1
+            elif params.progress_token is not UNSET:
+                return self._alone(entry, "orphan")
+        elif method == "notifications/cancelled":
+            return self._cancel(entry, params)
+        if flow is None and params.meta is not None and params.meta.subscription_id is not UNSET:
+            flow = self.subscriptions.get(id_key(params.meta.subscription_id))
+            if flow is None:
+                return self._alone(entry, "orphan")
+        if flow is None and entry.dir == "s2c" and self.transport == "http":
+            flow = self.channel_flows.get(entry.ch)
+        if flow is None and method == "notifications/message":
+            flow = self._log_owner()
+        if flow is None:
+            return self._alone(entry, "notification")
+        flow.notifications.append(entry)
+        entry.flow = flow.number
+        return flow
+
+    def _log_owner(self) -> Flow | None:
+        """On stdio: the one in-flight client request that can own a log message."""
+        candidates = [f for (d, _), (f, _) in self.in_flight.items() if d == "c2s"]
+        if len(candidates) == 1:
+            return candidates[0]
+        return None
+
+    def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
+        target_key = id_key(params.request_id)
+        found = self.in_flight.get((entry.dir, target_key))
+        if found is None:  # a server tearing down the client's listen stream
+            other = self.in_flight.get((OTHER_SIDE.get(entry.dir, ""), target_key))
+            if other is not None and other[0].method == "subscriptions/listen":
+                found = other
+                target = (OTHER_SIDE[entry.dir], target_key)
+            else:
+                target = (entry.dir, target_key)
+        else:
+            target = (entry.dir, target_key)
+        if found is None:
+            earlier = self.recent.get(target)
+            if earlier is None:
+                return self._alone(entry, "notification")
+            flow = earlier[0]
+            flow.cancel = flow.cancel or entry
+            entry.flow = flow.number
+            return flow
+        flow, attempt = found
+        flow.cancel = entry
+        entry.flow = flow.number
+        self._retire(target, flow, attempt)
+        if not flow.timed_out:
+            flow.status = "cancelled"
+            self._end(flow)
+        return flow
+
+    def _response(self, entry: Entry, message: Any, peeker: Peeker) -> Flow:
+        key = (OTHER_SIDE.get(entry.dir, ""), id_key(entry.id))
+        found = self.in_flight.pop(key, None)
+        if found is None:
+            earlier = self.recent.get(key)
+            if earlier is None or entry.id is None:
+                return self._alone(entry, "orphan")
+            flow, attempt = earlier
+            if attempt.response is None:  # answered after a cancel or a timeout
+                attempt.response = entry
+                flow.late = True
+                if flow.timed_out:
+                    self._settle(flow, attempt, entry, message, peeker)
+            else:
+                attempt.duplicates.append(entry)
+            entry.flow = flow.number
+            return flow
+        flow, attempt = found
+        attempt.response = entry
+        entry.flow = flow.number
+        self.recent[key] = found
+        self._trim_recent()
+        self._settle(flow, attempt, entry, message, peeker)
+        return flow
+
+    def _settle(
+        self, flow: Flow, attempt: Attempt, entry: Entry, message: Any, peeker: Peeker
+    ) -> None:
+        method = flow.method
+        if entry.kind == "error":
+            if entry.dir == "s2c":
+                self.declared.on_error(entry.seq, method, peeker.error(message.error))
+            flow.status = "error"
+        else:
+            result = peeker.result(message.result)
+            if entry.dir == "s2c":
+                self.declared.on_result(entry.seq, method, result)
+            attempt.result_type = (
+                result.result_type if isinstance(result.result_type, str) else None
+            )
+            if attempt.result_type == "input_required":
+                attempt.issued_state = result.request_state
+                if isinstance(result.input_requests, dict):
+                    attempt.input_request_keys = tuple(sorted(result.input_requests))
+                flow.status = "input_required"
+                self.awaiting_retry.append(flow)
+                return
+            flow.status = "complete"
+        self._end(flow)
+
+    def _retire(self, key: tuple[str, Any], flow: Flow, attempt: Attempt) -> None:
+        self.in_flight.pop(key, None)
+        self.recent[key] = (flow, attempt)
+        self._trim_recent()
+
+    def _trim_recent(self) -> None:
+        while len(self.recent) > RECENT_LIMIT:
+            self.recent.popitem(last=False)
+
+    def _end(self, flow: Flow) -> None:
+        """Hand an ended flow out; keep only a bounded memory of its tokens."""
+        for attempt in flow.attempts:
+            token = attempt.progress_token
+            if token is not UNSET and self.progress.get(token) is flow:
+                del self.progress[token]
+                self.recent_progress[token] = flow
+                if len(self.recent_progress) > RECENT_LIMIT:
+                    self.recent_progress.popitem(last=False)
+        if flow.method == "subscriptions/listen" and flow.attempts:
+            self.subscriptions.pop(id_key(flow.attempts[0].request.id), None)
+        self._ended(flow)
+
+    def end_channel(self, channel: str, *, client_closed: bool = False) -> None:
+        """An HTTP exchange ended: its stream can carry nothing more.
+
+        A client closing a stream on which its request is still pending
+        cancels that request (2026-07-28 cancellation over Streamable HTTP).
+        """
+        flow = self.channel_flows.pop(channel, None)
+        if not client_closed or flow is None or flow.status != "pending":
+            return
+        for key, (owner, attempt) in list(self.in_flight.items()):
+            if owner is flow:
+                self._retire(key, flow, attempt)
+        flow.status = "cancelled"
+        self._end(flow)
+
+    def _alone(self, entry: Entry, status: str) -> Flow:
+        flow = self._new_flow(self.key, entry.dir, entry.method)
+        flow.orphan = entry
+        flow.status = status
+        flow.era = self.declared.era
+        entry.flow = flow.number
+        self._end(flow)
+        return flow
+
+    # -- time and endings ---------------------------------------------------------
+    def expire(self, now: float, timeout: float) -> None:
+        """Declare unanswered what waited longer than ``timeout`` (still pairable later)."""
+        for key, (flow, attempt) in list(self.in_flight.items()):
+            if attempt.request.t + timeout > now:
+                break  # insertion order: the rest are younger
+            if flow.method == "subscriptions/listen":
+                continue
+            flow.timed_out = True
+            flow.status = "unanswered"
+            self._retire(key, flow, attempt)
+            self._end(flow)
+        for flow in list(self.awaiting_retry):
+            response = flow.attempts[-1].response
+            if response is not None and response.t + timeout <= now:
+                self.awaiting_retry.remove(flow)
+                self._end(flow)
+
+    def close(self) -> None:
+        """The connection ended: whatever is still open ends now."""
+        if self.closed:
+            return
+        self.closed = True
+        for key, (flow, attempt) in list(self.in_flight.items()):
+            flow.status = "closed" if flow.method == "subscriptions/listen" else "unanswered"
+            self._retire(key, flow, attempt)
+            self._end(flow)
+        for flow in self.awaiting_retry:
+            self._end(flow)
+        self.awaiting_retry.clear()
+        self.progress.clear()
+        self.channel_flows.clear()

@@ -1,0 +1,125 @@
+"""What a conversation declares: its era, protocol version, identities, capabilities, tools.
+
+The era is read from the traffic (RULES.md): a request whose ``_meta``
+carries ``io.modelcontextprotocol/protocolVersion`` ≥ 2026-07-28, or a
+``server/discover`` answered with a result or a recognised modern error,
+makes it **modern**; an ``initialize`` makes it **legacy**, with the version
+the server answered. A dual-era client's rejected ``server/discover`` probe
+followed by ``initialize`` ends up legacy; every change is kept in
+``changes`` so rules can tell what held when.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.analysis.peek import UNSET, ErrorPeek, ParamsPeek, ResultPeek
+
+MODERN_VERSION = "2026-07-28"
+#: Modern error codes that identify a modern server when it rejects a probe.
+MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
+
+
+def is_modern_version(version: Any) -> bool:
+    return isinstance(version, str) and version >= MODERN_VERSION
+
+
+class Declared:
+    """The declared state of one conversation; updated as messages go by."""
+
+    __slots__ = (
+        "changes",
+        "client_capabilities",
+        "client_info",
+        "era",
+        "instructions",
+        "protocol_version",
+        "requested_version",
+        "server_capabilities",
+        "server_info",
+        "supported_versions",
+        "tools",
+    )
+
+    def __init__(self) -> None:
+        self.era: str | None = None
+        self.protocol_version: str | None = None
+        self.requested_version: str | None = None  # what initialize asked for
+        self.supported_versions: list[str] | None = None
+        self.client_info: Any = None
+        self.server_info: Any = None
+        self.client_capabilities: Any = None
+        self.server_capabilities: Any = None
+        self.instructions: str | None = None
+        self.tools: dict[str, Any] = {}
+        self.changes: list[tuple[int, str, str | None]] = []  # (seq, era, version)
+
+    def set_era(self, seq: int, era: str, version: str | None) -> None:
+        if (era, version) != (self.era, self.protocol_version):
+            self.era = era
+            self.protocol_version = version
+            self.changes.append((seq, era, version))
+
+    def on_client_request(self, seq: int, method: str | None, params: ParamsPeek) -> str | None:
+        """Learn from a client request; returns the era the request itself speaks."""
+        meta = params.meta
+        if method == "initialize":
+            self.requested_version = _str_or_none(params.protocol_version)
+            if params.capabilities is not UNSET:
+                self.client_capabilities = params.capabilities
+            if params.client_info is not UNSET:
+                self.client_info = params.client_info
+            self.set_era(seq, "legacy", self.requested_version)
+            return "legacy"
+        if meta is not None and is_modern_version(meta.protocol_version):
+            if meta.client_info is not UNSET:
+                self.client_info = meta.client_info
+            if meta.client_capabilities is not UNSET:
+                self.client_capabilities = meta.client_capabilities
+            if self.era != "legacy":
+                self.set_era(seq, "modern", meta.protocol_version)
+            return "modern"
+        return self.era
+
+    def on_result(self, seq: int, method: str | None, result: ResultPeek) -> None:
+        if method == "initialize":
+            version = _str_or_none(result.protocol_version)
+            self.set_era(seq, "legacy", version or self.requested_version)
+            self._server_side(result.capabilities, result.server_info, result.instructions)
+        elif method == "server/discover":
+            if isinstance(result.supported_versions, list):
+                self.supported_versions = [
+                    v for v in result.supported_versions if isinstance(v, str)
+                ]
+            info = result.meta.server_info if result.meta is not None else UNSET
+            if info is UNSET:
+                info = result.server_info
+            self._server_side(result.capabilities, info, result.instructions)
+            if self.era != "legacy":
+                self.set_era(seq, "modern", self.protocol_version or MODERN_VERSION)
+        elif method == "tools/list" and isinstance(result.tools, list):
+            for tool in result.tools:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    self.tools[tool["name"]] = tool
+        if result.meta is not None and result.meta.server_info is not UNSET:
+            self.server_info = result.meta.server_info
+
+    def on_error(self, seq: int, method: str | None, error: ErrorPeek) -> None:
+        if (
+            method == "server/discover"
+            and error.code in MODERN_ERROR_CODES
+            and self.era != "legacy"
+        ):
+            self.set_era(seq, "modern", self.protocol_version or MODERN_VERSION)
+
+    def _server_side(self, capabilities: Any, info: Any, instructions: Any) -> None:
+        if capabilities is not UNSET:
+            self.server_capabilities = capabilities
+        if info is not UNSET:
+            self.server_info = info
+        if isinstance(instructions, str):
+            self.instructions = instructions
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,125 @@
+"""Peek into params and results for the few members correlation needs.
+
+Correlation only needs a handful of members (``_meta`` protocol fields, the
+progress token, a tool name, ``requestState``…). Each peek Struct names just
+those, typed ``Any`` so that an odd value never fails the decode (the rules
+judge types, not the correlator); every other member is skipped by msgspec
+without being built. Decoders are built once per :class:`Peeker`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+UNSET: Any = msgspec.UNSET
+MCP = "io.modelcontextprotocol/"
+
+
+class RequestMeta(msgspec.Struct):
+    protocol_version: Any = msgspec.field(default=UNSET, name=MCP + "protocolVersion")
+    client_capabilities: Any = msgspec.field(default=UNSET, name=MCP + "clientCapabilities")
+    client_info: Any = msgspec.field(default=UNSET, name=MCP + "clientInfo")
+    log_level: Any = msgspec.field(default=UNSET, name=MCP + "logLevel")
+    subscription_id: Any = msgspec.field(default=UNSET, name=MCP + "subscriptionId")
+    progress_token: Any = msgspec.field(default=UNSET, name="progressToken")
+
+
+class ParamsPeek(msgspec.Struct):
+    meta: RequestMeta | None = msgspec.field(default=None, name="_meta")
+    name: Any = UNSET
+    uri: Any = UNSET
+    request_state: Any = msgspec.field(default=UNSET, name="requestState")
+    input_responses: Any = msgspec.field(default=UNSET, name="inputResponses")
+    # notifications/progress, notifications/cancelled
+    progress_token: Any = msgspec.field(default=UNSET, name="progressToken")
+    progress: Any = UNSET
+    total: Any = UNSET
+    request_id: Any = msgspec.field(default=UNSET, name="requestId")
+    # initialize
+    protocol_version: Any = msgspec.field(default=UNSET, name="protocolVersion")
+    capabilities: Any = UNSET
+    client_info: Any = msgspec.field(default=UNSET, name="clientInfo")
+    # subscriptions/listen
+    notifications: Any = UNSET
+
+
+class ResultMeta(msgspec.Struct):
+    server_info: Any = msgspec.field(default=UNSET, name=MCP + "serverInfo")
+    subscription_id: Any = msgspec.field(default=UNSET, name=MCP + "subscriptionId")
+
+
+class ResultPeek(msgspec.Struct):
+    meta: ResultMeta | None = msgspec.field(default=None, name="_meta")
+    result_type: Any = msgspec.field(default=UNSET, name="resultType")
+    input_requests: Any = msgspec.field(default=UNSET, name="inputRequests")
+    request_state: Any = msgspec.field(default=UNSET, name="requestState")
+    # initialize / server/discover
+    protocol_version: Any = msgspec.field(default=UNSET, name="protocolVersion")
+    supported_versions: Any = msgspec.field(default=UNSET, name="supportedVersions")
+    capabilities: Any = UNSET
+    server_info: Any = msgspec.field(default=UNSET, name="serverInfo")
+    instructions: Any = UNSET
+    # tools/list
+    tools: Any = UNSET
+    next_cursor: Any = msgspec.field(default=UNSET, name="nextCursor")
+
+
+class ErrorPeek(msgspec.Struct):
+    code: Any = UNSET
+    message: Any = UNSET
+    data: Any = UNSET
+
+
+EMPTY_PARAMS = ParamsPeek()
+EMPTY_RESULT = ResultPeek()
+EMPTY_ERROR = ErrorPeek()
+
+
+class Peeker:
+    def __init__(self) -> None:
+        self._params = msgspec.json.Decoder(ParamsPeek)
+        self._result = msgspec.json.Decoder(ResultPeek)
+        self._error = msgspec.json.Decoder(ErrorPeek)
+
+    def params(self, raw: msgspec.Raw | None) -> ParamsPeek:
+        if raw is None:
+            return EMPTY_PARAMS
+        try:
+            return self._params.decode(raw)
+        except msgspec.MsgspecError:  # not an object, or a _meta that is not one
+            return EMPTY_PARAMS
+
+    def result(self, raw: msgspec.Raw | None) -> ResultPeek:
+        if raw is None:
+            return EMPTY_RESULT
+        try:
+            return self._result.decode(raw)
+        except msgspec.MsgspecError:
+            return EMPTY_RESULT
+
+    def error(self, raw: msgspec.Raw | None) -> ErrorPeek:
+        if raw is None:
+            return EMPTY_ERROR
+        try:
+            return self._error.decode(raw)
+        except msgspec.MsgspecError:
+            return EMPTY_ERROR
+
+
+def id_key(value: Any) -> Any:
+    """A hashable key that keeps JSON ids apart: ``1``, ``"1"``, ``1.0`` and ``true`` differ."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return ("float", value)
+    if value is None:
+        return ("null",)
+    if value is UNSET:
+        return ("absent",)
+    return ("json", msgspec.json.encode(value))

@@ -1,0 +1,78 @@
+"""``mcpeek show FILE [--format text|json] [--follow]``: the flows of a capture, one per line.
+
+Like mitmdump reading a file: each flow is printed when it ends (a request
+answered, failed, cancelled or left unanswered; a notification that belongs
+to no request at once). ``--follow`` keeps reading a capture that a proxy is
+still writing, until its server exits or you press Ctrl-C.
+
+Text:  12:01:02.345  → tools/call get_weather  id 3  ← complete  12.3 ms  [2 progress]
+JSON:  {"flow":1,"method":"tools/call","name":"get_weather","ids":[3],"status":"complete",...}
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from inspector.analysis import Analyzer
+from inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from inspector.capture.reader import CaptureError, CaptureReader
+from inspector.cli.base import Command, UsageError
+from inspector.records import Event
+from inspector.views.flowline import FlowPrinter
+
+
+class ShowCommand(Command):
+    name = "show"
+    help = "print the flows of a capture, one line each (headless)"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("file", type=Path, help="capture file (.jsonl or .jsonl.gz)")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument(
+            "-f",
+            "--follow",
+            action="store_true",
+            help="keep reading as the capture grows, until the server exits",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT,
+            metavar="SECONDS",
+            help="declare a request unanswered after this long (default: 60)",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        printer = FlowPrinter(sys.stdout, args.format)
+        analyzer = Analyzer([printer], timeout=args.timeout)
+        reader = CaptureReader(args.file)
+        ended = False
+
+        def stop() -> bool:
+            if args.follow and not ended:
+                analyzer.tick(time.time())
+            return ended
+
+        try:
+            for record in reader.records(follow=args.follow, stop=stop):
+                if analyzer.header is None and reader.header is not None:
+                    analyzer.feed(reader.header)
+                analyzer.feed(record)
+                if isinstance(record, Event) and record.event == "exit":
+                    ended = True
+        except CaptureError as exc:
+            raise UsageError(str(exc)) from None
+        except KeyboardInterrupt:
+            pass
+        except BrokenPipeError:  # `mcpeek show x | head`
+            return 0
+        analyzer.finish()
+        for problem in reader.problems:
+            print(f"mcpeek: {args.file}: {problem}", file=sys.stderr)
+        return 0

@@ -1,0 +1,1 @@
+"""Headless renderings of flows (text lines, JSON objects) shared by ``show`` and the proxies."""

@@ -1,0 +1,109 @@
+"""One flow as one line of text or one JSON object (``mcpeek show``, ``--log flows``).
+
+12:01:02.345  → tools/call get_weather  id 3  ← complete  12.3 ms  [2 progress]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+import msgspec
+
+from inspector.analysis import AnalysisListener, Conversation, Flow
+
+
+class FlowJson(msgspec.Struct, omit_defaults=False):
+    flow: int
+    method: str | None
+    name: str | None
+    ids: list[Any]
+    status: str
+    latency_ms: float | None
+    msgs: list[int]
+    chain: list[Any]
+    era: str | None
+    conversation: str
+    progress: int
+    late: bool
+
+
+def flow_json(flow: Flow) -> FlowJson:
+    latency = flow.latency_ms
+    return FlowJson(
+        flow=flow.number,
+        method=flow.method,
+        name=flow.name,
+        ids=flow.ids,
+        status=flow.status,
+        latency_ms=None if latency is None else round(latency, 3),
+        msgs=flow.msgs,
+        chain=flow.chain,
+        era=flow.era,
+        conversation=flow.conversation,
+        progress=flow.progress_count,
+        late=flow.late,
+    )
+
+
+def clock(t: float) -> str:
+    local = time.localtime(t)
+    return time.strftime("%H:%M:%S", local) + f".{int((t % 1) * 1000):03d}"
+
+
+def _ids(flow: Flow) -> str:
+    ids = flow.ids
+    if not ids:
+        return ""
+    shown = "→".join(
+        msgspec.json.encode(i).decode() if not isinstance(i, int) else str(i) for i in ids
+    )
+    return f"id{'s' if len(ids) > 1 else ''} {shown}"
+
+
+def flow_text(flow: Flow) -> str:
+    arrow = "→" if flow.sender == "c2s" else "←"
+    head = f"{clock(flow.started)}  {arrow} {flow.method or '(no method)'}"
+    if flow.name:
+        head += f" {flow.name}"
+    parts = [head]
+    ids = _ids(flow)
+    if ids:
+        parts.append(ids)
+    if flow.status in ("notification", "orphan"):
+        parts.append(f"({flow.status})")
+    else:
+        status = flow.status + (" (late)" if flow.late else "")
+        back = "←" if flow.sender == "c2s" else "→"
+        parts.append(f"{back} {status}")
+        if flow.latency_ms is not None:
+            parts.append(f"{flow.latency_ms:.1f} ms")
+    extras = []
+    if flow.progress_count:
+        extras.append(f"{flow.progress_count} progress")
+    others = len(flow.notifications) - flow.progress_count
+    if others:
+        extras.append(f"{others} notification{'s' if others != 1 else ''}")
+    if len(flow.attempts) > 1:
+        extras.append(f"{len(flow.attempts)} rounds")
+    if extras:
+        parts.append("[" + ", ".join(extras) + "]")
+    return "  ".join(parts)
+
+
+class FlowPrinter(AnalysisListener):
+    """Writes one line per ended flow (text or JSON) to ``out``."""
+
+    def __init__(self, out: TextIO | Callable[[str], None], fmt: str = "text") -> None:
+        self._write = out if callable(out) else (lambda line: print(line, file=out, flush=True))
+        self._json = fmt == "json"
+        self._encoder = msgspec.json.Encoder()
+        self.count = 0
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        self.count += 1
+        if self._json:
+            self._write(self._encoder.encode(flow_json(flow)).decode())
+        else:
+            self._write(flow_text(flow))

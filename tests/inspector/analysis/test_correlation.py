@@ -1,0 +1,356 @@
+"""Correlation from built records, no sockets: pairing, chains, notifications, eras."""
+
+from __future__ import annotations
+
+from inspector.analysis import Analyzer, analyze
+from inspector.analysis.flow import Flow
+from inspector.testing.records import RecordBuilder
+
+
+def flows_of(b: RecordBuilder, **kw: float) -> list[Flow]:
+    flows = analyze(b.records, **kw).flows
+    assert flows is not None
+    return flows
+
+
+def by_status(flows: list[Flow]) -> dict[str, list[Flow]]:
+    out: dict[str, list[Flow]] = {}
+    for flow in flows:
+        out.setdefault(flow.status, []).append(flow)
+    return out
+
+
+def test_request_pairs_with_its_response() -> None:
+    b = RecordBuilder()
+    req = b.request("tools/call", {"name": "get_weather", "arguments": {}}, id=3)
+    b.wait(0.0123)
+    res = b.result(3, {"content": []})
+    (flow,) = flows_of(b)
+    assert flow.status == "complete"
+    assert flow.method == "tools/call" and flow.name == "get_weather"
+    assert flow.ids == [3] and flow.msgs == [req.seq, res.seq]
+    assert flow.latency_ms is not None and 12.0 < flow.latency_ms < 15.0
+
+
+def test_integer_and_string_ids_do_not_pair() -> None:
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.result("1")
+    flows = flows_of(b)
+    statuses = {f.status for f in flows}
+    assert statuses == {"unanswered", "orphan"}
+
+
+def test_orphan_duplicate_and_legal_reuse() -> None:
+    b = RecordBuilder()
+    b.result(99)  # answers nothing
+    b.request("ping", id=1)
+    b.result(1)
+    b.result(1)  # answered twice
+    b.request("ping", id=1)  # reuse after the answer: legal, a new flow
+    b.result(1)
+    flows = flows_of(b)
+    assert [f.status for f in flows] == ["orphan", "complete", "complete"]
+    assert len(flows[1].attempts[0].duplicates) == 1
+    assert flows[2].msgs != flows[1].msgs
+
+
+def test_unanswered_at_end_and_listen_closed() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "slow"}, id=1)
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=2)
+    flows = flows_of(b)
+    assert [f.status for f in flows] == ["unanswered", "closed"]
+
+
+def test_timeout_then_late_answer_is_still_paired() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "slow"}, id=1)
+    b.wait(5)
+    b.request("ping", id=2)
+    b.result(2)
+    b.wait(120)
+    b.notify("notifications/message", {"level": "info", "data": "tick"})
+    b.result(1, {"content": []})
+    ended: list[tuple[int, str, bool]] = []
+
+    from inspector.analysis import AnalysisListener
+
+    class Ends(AnalysisListener):
+        def on_flow_end(self, flow, conversation):  # type: ignore[no-untyped-def]
+            ended.append((flow.number, flow.status, flow.late))
+
+    analyzer = Analyzer([Ends()], timeout=60, keep_flows=True)
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert (1, "unanswered", False) in ended
+    assert ended[-1] == (1, "complete", True)
+    assert analyzer.flows is not None and analyzer.flows[0].latency_ms > 120_000
+
+
+def test_progress_is_tied_by_token_in_order() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "count"}, id=4, meta={"progressToken": "tok"})
+    b.request("tools/call", {"name": "other"}, id=5, meta={"progressToken": 5})
+    for i in (1, 2, 3):
+        b.notify("notifications/progress", {"progressToken": "tok", "progress": i})
+    b.notify("notifications/progress", {"progressToken": 5, "progress": 1})
+    b.notify("notifications/progress", {"progressToken": "nope", "progress": 1})
+    b.result(4)
+    b.result(5)
+    flows = flows_of(b)
+    count, other, stray = flows
+    assert count.progress_count == 3 and other.progress_count == 1
+    assert [e.seq for e in count.notifications] == sorted(e.seq for e in count.notifications)
+    assert stray.status == "orphan" and stray.method == "notifications/progress"
+
+
+def test_progress_after_response_stays_with_its_flow() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "count"}, id=1, meta={"progressToken": 1})
+    b.result(1)
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 9})
+    (flow,) = flows_of(b)
+    assert flow.progress_count == 1
+
+
+def test_cancel_then_response_race() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "slow"}, id=7)
+    b.notify("notifications/cancelled", {"requestId": 7, "reason": "user"}, dir="c2s")
+    b.result(7, {"content": []})  # crossed the cancellation on the wire
+    (flow,) = flows_of(b)
+    assert flow.status == "cancelled"
+    assert flow.cancel is not None and flow.response is not None and flow.late
+
+
+def test_cancel_of_unknown_request_is_its_own_row() -> None:
+    b = RecordBuilder(modern=True)
+    b.notify("notifications/cancelled", {"requestId": 42}, dir="c2s")
+    (flow,) = flows_of(b)
+    assert flow.status == "notification"
+
+
+def test_mrtr_chain_is_one_logical_flow() -> None:
+    b = RecordBuilder(modern=True)
+    elicit = {"login": {"method": "elicitation/create", "params": {"message": "who?"}}}
+    b.request("tools/call", {"name": "deploy", "arguments": {}}, id=1)
+    b.input_required(1, state="s1", requests=elicit)
+    b.request("tools/call", {"name": "unrelated"}, id=2)
+    b.result(2)
+    b.request(
+        "tools/call",
+        {
+            "name": "deploy",
+            "arguments": {},
+            "requestState": "s1",
+            "inputResponses": {"login": {"action": "accept"}},
+        },
+        id=3,
+    )
+    b.input_required(3, state="s2", requests=elicit)  # asks again
+    b.request(
+        "tools/call",
+        {
+            "name": "deploy",
+            "arguments": {},
+            "requestState": "s2",
+            "inputResponses": {"login": {"action": "accept"}},
+        },
+        id=4,
+    )
+    b.wait(0.05)
+    b.result(4, {"content": []})
+    flows = flows_of(b)
+    deploy = next(f for f in flows if f.name == "deploy")
+    assert deploy.status == "complete"
+    assert deploy.ids == [1, 3, 4] and deploy.chain == [1, 3, 4]
+    assert [a.result_type for a in deploy.attempts] == [
+        "input_required",
+        "input_required",
+        "complete",
+    ]
+    assert deploy.attempts[1].request_state == "s1"
+    assert deploy.attempts[0].issued_state == "s1"
+    assert all(a.latency_ms is not None for a in deploy.attempts)
+    assert deploy.latency_ms is not None and deploy.latency_ms > 50
+    assert [f.name for f in flows] == ["deploy", "unrelated"]
+
+
+def test_mrtr_left_waiting_ends_input_required() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("prompts/get", {"name": "p"}, id=1)
+    b.input_required(1, state="x")
+    (flow,) = flows_of(b)
+    assert flow.status == "input_required"
+
+
+def test_two_listen_streams_on_stdio() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1)
+    b.request("subscriptions/listen", {"notifications": {"resourceSubscriptions": ["f://a"]}}, id=2)
+    sub = "io.modelcontextprotocol/subscriptionId"
+    b.notify("notifications/subscriptions/acknowledged", {"_meta": {sub: 2}})
+    b.notify("notifications/subscriptions/acknowledged", {"_meta": {sub: 1}})
+    b.notify("notifications/tools/list_changed", {"_meta": {sub: 1}})
+    b.notify("notifications/resources/updated", {"_meta": {sub: 2}, "uri": "f://a"})
+    b.notify("notifications/resources/updated", {"_meta": {sub: 2}, "uri": "f://a"})
+    b.notify("notifications/cancelled", {"requestId": 1}, dir="c2s")
+    b.notify("notifications/tools/list_changed", {"_meta": {sub: 9}})
+    flows = flows_of(b)
+    one, two, stray = flows
+    assert [e.method for e in one.notifications] == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+    ]
+    assert len(two.notifications) == 3
+    assert one.status == "cancelled" and two.status == "closed"
+    assert stray.status == "orphan"
+
+
+def test_server_teardown_of_a_listen_stream() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {}}, id="L")
+    b.notify("notifications/cancelled", {"requestId": "L"})  # server side
+    (flow,) = flows_of(b)
+    assert flow.status == "cancelled" and flow.cancel is not None
+
+
+def test_log_message_goes_to_the_one_request_in_flight() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1, meta={"io.modelcontextprotocol/logLevel": "info"})
+    b.notify("notifications/message", {"level": "info", "data": "working"})
+    b.result(1)
+    b.notify("notifications/message", {"level": "info", "data": "later"})
+    first, alone = flows_of(b)
+    assert len(first.notifications) == 1
+    assert alone.status == "notification"
+
+
+def test_legacy_server_requests_pair_with_client_responses() -> None:
+    b = RecordBuilder()
+    b.request(
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+        id=0,
+    )
+    b.result(
+        0,
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "s", "version": "2"},
+        },
+    )
+    b.notify("notifications/initialized", dir="c2s")
+    b.request("tools/call", {"name": "t"}, id=1)
+    b.request("sampling/createMessage", {"messages": []}, id=1, dir="s2c")  # same id, other side
+    b.request("ping", id="p", dir="s2c")
+    b.result("p", dir="c2s")
+    b.result(1, {"role": "assistant"}, dir="c2s")
+    b.result(1, {"content": []})
+    flows = flows_of(b)
+    methods = {(f.method, f.sender): f.status for f in flows}
+    assert methods[("sampling/createMessage", "s2c")] == "complete"
+    assert methods[("ping", "s2c")] == "complete"
+    assert methods[("tools/call", "c2s")] == "complete"
+    assert methods[("notifications/initialized", "c2s")] == "notification"
+
+
+def test_era_detection_and_declarations() -> None:
+    modern = RecordBuilder(modern=True)
+    modern.request("server/discover", id=1)
+    modern.result(
+        1,
+        {
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s"}},
+        },
+    )
+    modern.request("tools/list", id=2)
+    modern.result(2, {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]})
+    analyzer = analyze(modern.records)
+    (conv,) = analyzer.conversations.values()
+    assert conv.era == "modern" and conv.protocol_version == "2026-07-28"
+    assert conv.declared.server_capabilities == {"tools": {}}
+    assert conv.declared.server_info == {"name": "s"}
+    assert conv.declared.client_info == {"name": "test-client", "version": "1.0"}
+    assert set(conv.declared.tools) == {"a"}
+    assert analyzer.flows is not None and {f.era for f in analyzer.flows} == {"modern"}
+
+
+def test_dual_era_probe_then_legacy() -> None:
+    b = RecordBuilder()
+    b.request(
+        "server/discover",
+        id=1,
+        meta={
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    )
+    b.error(1, -32601, "Method not found")
+    b.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, id=2)
+    b.result(2, {"protocolVersion": "2025-06-18", "capabilities": {}})
+    analyzer = analyze(b.records)
+    (conv,) = analyzer.conversations.values()
+    assert conv.era == "legacy" and conv.protocol_version == "2025-06-18"
+    assert [era for _, era, _ in conv.declared.changes] == ["modern", "legacy", "legacy"]
+    assert analyzer.flows is not None
+    assert [f.era for f in analyzer.flows] == ["modern", "legacy"]
+
+
+def test_batch_members_each_correlate() -> None:
+    b = RecordBuilder()
+    b.raw('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]')
+    b.raw('[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]', "s2c")
+    flows = flows_of(b)
+    assert [f.status for f in flows] == ["complete", "complete"]
+
+
+def test_invalid_messages_become_orphan_rows() -> None:
+    b = RecordBuilder()
+    b.raw(b"\xff not json", "s2c")
+    b.raw("{oops", "c2s")
+    flows = flows_of(b)
+    assert [f.status for f in flows] == ["orphan", "orphan"]
+    assert flows[0].orphan is not None and flows[0].orphan.kind == "invalid"
+
+
+def test_exit_event_closes_the_conversation() -> None:
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.event("exit", code=1)
+    b.result(1)  # nothing can arrive after exit, but if it does it is still paired late
+    flows = flows_of(b)
+    assert flows[0].status == "unanswered" and flows[0].late
+
+
+def test_ten_thousand_flows() -> None:
+    b = RecordBuilder(modern=True)
+    for i in range(10_000):
+        b.request("tools/call", {"name": f"t{i % 7}"}, id=i, meta={"progressToken": f"p{i}"})
+        if i % 3 == 0:
+            b.notify("notifications/progress", {"progressToken": f"p{i}", "progress": 1})
+        b.result(i, {"content": []})
+    flows = flows_of(b)
+    assert len(flows) == 10_000
+    assert all(f.status == "complete" for f in flows)
+    assert sum(f.progress_count for f in flows) == 3334
+
+
+def test_streaming_memory_is_bounded_by_what_is_in_flight() -> None:
+    b = RecordBuilder(modern=True)
+    for i in range(20_000):
+        b.request("tools/call", {"name": "x"}, id=i, meta={"progressToken": i})
+        b.result(i)
+    analyzer = Analyzer()  # keeps no flows
+    analyzer.feed_all(b.records)
+    (conv,) = analyzer.conversations.values()
+    assert not conv.in_flight and len(conv.recent) <= 4096
+    assert not conv.progress and len(conv.recent_progress) <= 4096

@@ -1,0 +1,108 @@
+"""``mcpeek show``: one line per flow, text and JSON, from a file or following one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from inspector.capture import CaptureWriter
+from inspector.cli.main import main
+from inspector.records import Event, Msg
+from inspector.testing.records import RecordBuilder
+from tests.conftest import mcpeek_argv
+
+
+def sample(tmp_path: Path) -> Path:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "get_weather"}, id=3, meta={"progressToken": 3})
+    b.notify("notifications/progress", {"progressToken": 3, "progress": 1})
+    b.notify("notifications/progress", {"progressToken": 3, "progress": 2})
+    b.wait(0.0123)
+    b.result(3, {"content": []})
+    b.request("tools/call", {"name": "deploy"}, id=4)
+    b.input_required(4, state="s")
+    b.request("tools/call", {"name": "deploy", "requestState": "s"}, id=5)
+    b.error(5, -32603, "boom")
+    b.notify("notifications/tools/list_changed")
+    b.request("resources/read", {"uri": "file:///x"}, id=6)
+    return b.save(tmp_path / "c.jsonl")
+
+
+def test_text_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(sample(tmp_path))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    first = lines[0].split("  ")
+    assert first[1:] == ["→ tools/call get_weather", "id 3", "← complete", first[4], "[2 progress]"]
+    assert first[4].endswith(" ms") and 12 < float(first[4][:-3]) < 20
+    assert "ids 4→5" in lines[1] and "← error" in lines[1] and "[2 rounds]" in lines[1]
+    assert lines[2].endswith("← notifications/tools/list_changed  (notification)")
+    assert "resources/read file:///x  id 6  ← unanswered" in lines[3]
+
+
+def test_json_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "--format", "json", str(sample(tmp_path))]) == 0
+    objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["status"] for o in objects] == ["complete", "error", "notification", "unanswered"]
+    first = objects[0]
+    assert set(first) >= {
+        "flow",
+        "method",
+        "name",
+        "ids",
+        "status",
+        "latency_ms",
+        "msgs",
+        "chain",
+        "era",
+    }
+    assert first["ids"] == [3] and first["msgs"] == [1, 2, 3, 4] and first["era"] == "modern"
+    assert objects[1]["chain"] == [4, 5]
+    assert objects[2]["name"] is None and objects[2]["latency_ms"] is None
+
+
+def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    not_capture = tmp_path / "x.jsonl"
+    not_capture.write_text("hello\n")
+    assert main(["show", str(not_capture)]) == 2
+    assert "not an mcpeek capture" in capsys.readouterr().err
+
+
+def test_follow_prints_flows_as_another_process_appends(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    writer = CaptureWriter(path, transport="stdio", target=["srv"])
+    proc = subprocess.Popen(
+        mcpeek_argv("show", "--follow", str(path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")))
+    reader.start()
+
+    def say(dir: str, text: str) -> None:
+        writer.write(Msg(dir=dir, ch="stdio", raw=text))  # type: ignore[arg-type]
+        writer.flush()
+
+    say("c2s", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+    say("s2c", '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}')
+    deadline = time.monotonic() + 15
+    while not lines and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lines and "tools/list  id 1  ← complete" in lines[0]
+    say("c2s", '{"jsonrpc":"2.0","id":2,"method":"ping"}')
+    writer.write(Event(event="exit", code=0))
+    writer.close()
+    proc.wait(timeout=15)
+    reader.join(5)
+    assert proc.returncode == 0
+    assert len(lines) == 2 and "ping  id 2  ← unanswered" in lines[1]
