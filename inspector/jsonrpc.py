@@ -14,6 +14,7 @@ it and the views can still show it.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 import msgspec
@@ -28,9 +29,9 @@ class _Envelope(msgspec.Struct):
     jsonrpc: Any = msgspec.UNSET
     id: Any = msgspec.UNSET
     method: Any = msgspec.UNSET
-    params: msgspec.Raw = msgspec.Raw(b"")
-    result: msgspec.Raw = msgspec.Raw(b"")
-    error: msgspec.Raw = msgspec.Raw(b"")
+    params: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
 
 
 class Message(msgspec.Struct, gc=False):
@@ -80,10 +81,6 @@ def _lazy(raw: msgspec.Raw | None) -> Any:
         return None
 
 
-def _raw_or_none(raw: msgspec.Raw) -> msgspec.Raw | None:
-    return raw if len(raw) else None
-
-
 class MessageDecoder:
     """Turns wire bytes into :class:`Message` objects; build one and reuse it."""
 
@@ -97,7 +94,7 @@ class MessageDecoder:
             data = data.encode("utf-8", "surrogatepass")
         data = bytes(data)
         start = _first_non_space(data)
-        if start == -1:
+        if start == len(data):
             return Message("invalid", problem="not-json", detail="empty message")
         first = data[start]
         if first == 0x7B:  # '{'
@@ -123,7 +120,7 @@ class MessageDecoder:
 
     def _decode_member(self, data: bytes) -> Message:
         start = _first_non_space(data)
-        if start != -1 and data[start] == 0x7B:
+        if start < len(data) and data[start] == 0x7B:
             return self._decode_object(data)
         return Message("invalid", problem="not-object", detail="batch member is not an object")
 
@@ -144,35 +141,56 @@ class MessageDecoder:
         return Message("invalid", problem="not-json", detail=str(exc))
 
 
+_LEADING_SPACE = re.compile(rb"[ \t\r\n]*")
+
+
 def _first_non_space(data: bytes) -> int:
-    for i, byte in enumerate(data):
-        if byte not in b" \t\r\n":
-            return i
-    return -1
+    """Index of the first byte that is not JSON white space (``len(data)`` if none)."""
+    match = _LEADING_SPACE.match(data)
+    return match.end() if match else 0
+
+
+def classify(env: Any) -> tuple[MessageKind, str | None]:
+    """The kind of a decoded envelope, and what is wrong with it when ``invalid``.
+
+    ``env`` is any object with the six JSON-RPC members as attributes, absent
+    ones being ``UNSET`` (the analyser decodes its own envelope type).
+    """
+    unset = msgspec.UNSET
+    has_result = env.result is not unset
+    has_error = env.error is not unset
+    if env.method is not unset:
+        if not isinstance(env.method, str):
+            return "invalid", "method is not a string"
+        if has_result or has_error:
+            return "invalid", "a message with both method and result/error"
+        return ("notification" if env.id is unset else "request"), None
+    if has_result and has_error:
+        return "invalid", "both result and error"
+    if has_result:
+        return "result", None
+    if has_error:
+        return "error", None
+    return "invalid", "neither method nor result/error"
+
+
+def _raw(value: msgspec.Raw | msgspec.UnsetType) -> msgspec.Raw | None:
+    return None if isinstance(value, msgspec.UnsetType) else value
 
 
 def _classify(env: _Envelope) -> Message:
-    params = _raw_or_none(env.params)
-    result = _raw_or_none(env.result)
-    error = _raw_or_none(env.error)
-    common: dict[str, Any] = {"id": env.id, "jsonrpc": env.jsonrpc}
-    if env.method is not msgspec.UNSET:
-        if not isinstance(env.method, str):
-            return Message("invalid", problem="shape", detail="method is not a string", **common)
-        if result is not None or error is not None:
-            return Message(
-                "invalid",
-                method=env.method,
-                problem="shape",
-                detail="a message with both method and result/error",
-                **common,
-            )
-        kind: MessageKind = "notification" if env.id is msgspec.UNSET else "request"
-        return Message(kind, method=env.method, params=params, **common)
-    if result is not None and error is not None:
-        return Message("invalid", problem="shape", detail="both result and error", **common)
-    if result is not None:
-        return Message("result", result=result, **common)
-    if error is not None:
-        return Message("error", error=error, **common)
-    return Message("invalid", problem="shape", detail="neither method nor result/error", **common)
+    kind, detail = classify(env)
+    method = env.method if isinstance(env.method, str) else None
+    if kind == "invalid":
+        return Message(
+            "invalid", id=env.id, method=method, jsonrpc=env.jsonrpc, problem="shape", detail=detail
+        )
+    return Message(
+        kind,
+        id=env.id,
+        method=method,
+        jsonrpc=env.jsonrpc,
+        params=_raw(env.params) if kind in ("request", "notification") else None,
+        result=_raw(env.result),
+        error=_raw(env.error),
+    )

@@ -25,7 +25,7 @@ FORMAT_VERSION = 1
 Direction = Literal["c2s", "s2c"]
 
 
-class Record(msgspec.Struct, tag_field="k", omit_defaults=True, kw_only=True):
+class Record(msgspec.Struct, tag_field="k", omit_defaults=True, kw_only=True, gc=False):
     """Base of every record kind; ``seq`` and ``t`` are set by the writer.
 
     Optional fields are omitted from the file while they hold their default

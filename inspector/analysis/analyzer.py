@@ -24,11 +24,12 @@ from collections.abc import Iterable
 
 from inspector.analysis.conversation import Conversation
 from inspector.analysis.flow import Entry, Flow
-from inspector.analysis.peek import Peeker
-from inspector.jsonrpc import MessageDecoder
+from inspector.analysis.peek import PeekEnvelope, Peeker
+from inspector.jsonrpc import MessageDecoder, classify
 from inspector.records import AnyRecord, Event, Header, Http, Msg, Record, SeqRecord, wire_bytes
 
 DEFAULT_TIMEOUT = 60.0
+EXPIRY_CHECK = 0.5  # seconds of capture time between looks for overdue requests
 ORIGIN = "http:origin"
 
 
@@ -77,31 +78,34 @@ class Analyzer:
 
     # -- input ------------------------------------------------------------------
     def feed(self, record: Record) -> None:
-        if isinstance(record, Header):
+        if type(record) is Msg:  # the hot path first
+            self._feed_msg(record)
+        elif isinstance(record, Header):
             self.header = record
             self.transport = record.transport
             return
-        if not isinstance(record, SeqRecord):
+        elif isinstance(record, SeqRecord):
+            for listener in self.listeners:
+                listener.on_record(record, None)
+            if isinstance(record, Http):
+                self._http(record)
+            elif isinstance(record, Event) and record.event == "exit":
+                self.close_all()
+        else:
             return
-        conversation = None
-        if isinstance(record, Msg):
-            if record.ch != "stdio" and record.dir == "c2s":
-                exchange = self._exchanges.get(record.ch)
-                if exchange is not None and exchange.conversation is None:
-                    exchange.pending.append(record)  # its session is not known yet
-                    self._advance(record.t)
-                    return
-            conversation = self._conversation_for(record.ch)
+        if record.t - self._now >= EXPIRY_CHECK:
+            self._advance(record.t)
+
+    def _feed_msg(self, record: Msg) -> None:
+        if record.ch != "stdio" and record.dir == "c2s":
+            exchange = self._exchanges.get(record.ch)
+            if exchange is not None and exchange.conversation is None:
+                exchange.pending.append(record)  # its session is not known yet
+                return
+        conversation = self._conversation_for(record.ch)
         for listener in self.listeners:
             listener.on_record(record, conversation)
-        if isinstance(record, Msg):
-            assert conversation is not None
-            self._message(record, conversation)
-        elif isinstance(record, Http):
-            self._http(record)
-        elif isinstance(record, Event) and record.event == "exit":
-            self.close_all()
-        self._advance(record.t)
+        self._message(record, conversation)
 
     def feed_all(self, records: Iterable[Record]) -> None:
         for record in records:
@@ -126,22 +130,32 @@ class Analyzer:
 
     # -- messages -----------------------------------------------------------------
     def _message(self, record: Msg, conversation: Conversation) -> None:
-        message = self._decoder.decode(wire_bytes(record))
+        data = record.raw if record.raw is not None else wire_bytes(record)
+        envelope = self._peeker.envelope(data)
+        if envelope is not None:  # the common case: one decode, nothing built twice
+            kind, _ = classify(envelope)
+            method = envelope.method if isinstance(envelope.method, str) else None
+            self._correlate(record, conversation, kind, envelope.id, method, envelope)
+            return
+        message = self._decoder.decode(data)
         members = message.items if message.kind == "batch" else (message,)
         for member in members:
-            entry = Entry(
-                record.seq,
-                record.t,
-                record.dir,
-                record.ch,
-                member.kind,
-                member.id,
-                member.method,
-                record,
-            )
-            flow = conversation.handle(entry, member, self._peeker)
-            for listener in self.listeners:
-                listener.on_message(entry, flow, conversation)
+            parts = self._peeker.parts(member.params, member.result, member.error)
+            self._correlate(record, conversation, member.kind, member.id, member.method, parts)
+
+    def _correlate(
+        self,
+        record: Msg,
+        conversation: Conversation,
+        kind: str,
+        msg_id: object,
+        method: str | None,
+        parts: PeekEnvelope,
+    ) -> None:
+        entry = Entry(record.seq, record.t, record.dir, record.ch, kind, msg_id, method, record)
+        flow = conversation.handle(entry, parts)
+        for listener in self.listeners:
+            listener.on_message(entry, flow, conversation)
 
     def _new_flow(self, conversation: str, sender: str, method: str | None) -> Flow:
         self._flow_count += 1
@@ -156,8 +170,6 @@ class Analyzer:
             listener.on_flow_end(flow, conversation)
 
     def _advance(self, t: float) -> None:
-        if t - self._now < 0.5 and self._now:
-            return  # checking once per half second of capture time is plenty
         self._now = max(self._now, t)
         for conversation in self.conversations.values():
             if not conversation.closed:

@@ -20,7 +20,7 @@ from typing import Any
 
 from inspector.analysis.era import Declared
 from inspector.analysis.flow import Attempt, Entry, Flow
-from inspector.analysis.peek import UNSET, ParamsPeek, Peeker, id_key
+from inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, id_key
 
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 RECENT_LIMIT = 4096
@@ -57,16 +57,16 @@ class Conversation:
         return self.declared.protocol_version
 
     # -- one message ------------------------------------------------------------
-    def handle(self, entry: Entry, message: Any, peeker: Peeker) -> Flow:
+    def handle(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         """Correlate one decoded message; returns the flow it now belongs to."""
         self.message_count += 1
         kind = entry.kind
         if kind == "request":
-            return self._request(entry, peeker.params(message.params))
+            return self._request(entry, parts.params_peek)
         if kind == "notification":
-            return self._notification(entry, peeker.params(message.params))
+            return self._notification(entry, parts.params_peek)
         if kind in ("result", "error"):
-            return self._response(entry, message, peeker)
+            return self._response(entry, parts)
         return self._alone(entry, "orphan")
 
     def _request(self, entry: Entry, params: ParamsPeek) -> Flow:
@@ -191,7 +191,7 @@ class Conversation:
             self._end(flow)
         return flow
 
-    def _response(self, entry: Entry, message: Any, peeker: Peeker) -> Flow:
+    def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         key = (OTHER_SIDE.get(entry.dir, ""), id_key(entry.id))
         found = self.in_flight.pop(key, None)
         if found is None:
@@ -203,29 +203,28 @@ class Conversation:
                 attempt.response = entry
                 flow.late = True
                 if flow.timed_out:
-                    self._settle(flow, attempt, entry, message, peeker)
+                    self._settle(flow, attempt, entry, parts)
             else:
-                attempt.duplicates.append(entry)
+                attempt.duplicates += (entry,)
             entry.flow = flow.number
             return flow
         flow, attempt = found
         attempt.response = entry
         entry.flow = flow.number
         self.recent[key] = found
-        self._trim_recent()
-        self._settle(flow, attempt, entry, message, peeker)
+        if len(self.recent) > RECENT_LIMIT:
+            self._trim_recent()
+        self._settle(flow, attempt, entry, parts)
         return flow
 
-    def _settle(
-        self, flow: Flow, attempt: Attempt, entry: Entry, message: Any, peeker: Peeker
-    ) -> None:
+    def _settle(self, flow: Flow, attempt: Attempt, entry: Entry, parts: PeekEnvelope) -> None:
         method = flow.method
         if entry.kind == "error":
             if entry.dir == "s2c":
-                self.declared.on_error(entry.seq, method, peeker.error(message.error))
+                self.declared.on_error(entry.seq, method, parts.error_peek)
             flow.status = "error"
         else:
-            result = peeker.result(message.result)
+            result = parts.result_peek
             if entry.dir == "s2c":
                 self.declared.on_result(entry.seq, method, result)
             attempt.result_type = (
@@ -244,7 +243,8 @@ class Conversation:
     def _retire(self, key: tuple[str, Any], flow: Flow, attempt: Attempt) -> None:
         self.in_flight.pop(key, None)
         self.recent[key] = (flow, attempt)
-        self._trim_recent()
+        if len(self.recent) > RECENT_LIMIT:
+            self._trim_recent()
 
     def _trim_recent(self) -> None:
         while len(self.recent) > RECENT_LIMIT:

@@ -48,12 +48,12 @@ class Entry(msgspec.Struct, gc=False):
         return wire_bytes(self.record)
 
 
-class Attempt(msgspec.Struct):
+class Attempt(msgspec.Struct, gc=False):
     """One JSON-RPC request of a flow and what answered it."""
 
     request: Entry
     response: Entry | None = None
-    duplicates: list[Entry] = msgspec.field(default_factory=list)
+    duplicates: tuple[Entry, ...] = ()
     result_type: str | None = None
     request_state: Any = msgspec.UNSET  # the requestState the *request* carried
     issued_state: Any = msgspec.UNSET  # the requestState an input_required result issued

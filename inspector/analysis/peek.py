@@ -17,7 +17,7 @@ UNSET: Any = msgspec.UNSET
 MCP = "io.modelcontextprotocol/"
 
 
-class RequestMeta(msgspec.Struct):
+class RequestMeta(msgspec.Struct, gc=False):
     protocol_version: Any = msgspec.field(default=UNSET, name=MCP + "protocolVersion")
     client_capabilities: Any = msgspec.field(default=UNSET, name=MCP + "clientCapabilities")
     client_info: Any = msgspec.field(default=UNSET, name=MCP + "clientInfo")
@@ -26,7 +26,7 @@ class RequestMeta(msgspec.Struct):
     progress_token: Any = msgspec.field(default=UNSET, name="progressToken")
 
 
-class ParamsPeek(msgspec.Struct):
+class ParamsPeek(msgspec.Struct, gc=False):
     meta: RequestMeta | None = msgspec.field(default=None, name="_meta")
     name: Any = UNSET
     uri: Any = UNSET
@@ -45,12 +45,12 @@ class ParamsPeek(msgspec.Struct):
     notifications: Any = UNSET
 
 
-class ResultMeta(msgspec.Struct):
+class ResultMeta(msgspec.Struct, gc=False):
     server_info: Any = msgspec.field(default=UNSET, name=MCP + "serverInfo")
     subscription_id: Any = msgspec.field(default=UNSET, name=MCP + "subscriptionId")
 
 
-class ResultPeek(msgspec.Struct):
+class ResultPeek(msgspec.Struct, gc=False):
     meta: ResultMeta | None = msgspec.field(default=None, name="_meta")
     result_type: Any = msgspec.field(default=UNSET, name="resultType")
     input_requests: Any = msgspec.field(default=UNSET, name="inputRequests")
@@ -66,10 +66,33 @@ class ResultPeek(msgspec.Struct):
     next_cursor: Any = msgspec.field(default=UNSET, name="nextCursor")
 
 
-class ErrorPeek(msgspec.Struct):
+class ErrorPeek(msgspec.Struct, gc=False):
     code: Any = UNSET
     message: Any = UNSET
     data: Any = UNSET
+
+
+class PeekEnvelope(msgspec.Struct, gc=False):
+    """A whole message decoded in one pass, payloads peeked (see :func:`classify`)."""
+
+    jsonrpc: Any = UNSET
+    id: Any = UNSET
+    method: Any = UNSET
+    params: ParamsPeek | msgspec.UnsetType | None = UNSET
+    result: ResultPeek | msgspec.UnsetType | None = UNSET
+    error: ErrorPeek | msgspec.UnsetType | None = UNSET
+
+    @property
+    def params_peek(self) -> ParamsPeek:
+        return self.params if isinstance(self.params, ParamsPeek) else EMPTY_PARAMS
+
+    @property
+    def result_peek(self) -> ResultPeek:
+        return self.result if isinstance(self.result, ResultPeek) else EMPTY_RESULT
+
+    @property
+    def error_peek(self) -> ErrorPeek:
+        return self.error if isinstance(self.error, ErrorPeek) else EMPTY_ERROR
 
 
 EMPTY_PARAMS = ParamsPeek()
@@ -79,9 +102,26 @@ EMPTY_ERROR = ErrorPeek()
 
 class Peeker:
     def __init__(self) -> None:
+        self._envelope = msgspec.json.Decoder(PeekEnvelope)
         self._params = msgspec.json.Decoder(ParamsPeek)
         self._result = msgspec.json.Decoder(ResultPeek)
         self._error = msgspec.json.Decoder(ErrorPeek)
+
+    def envelope(self, data: str | bytes) -> PeekEnvelope | None:
+        """The one-pass decode; ``None`` when the message needs the careful path
+        (not an object, a batch, bad JSON, or a member of an unexpected type)."""
+        try:
+            return self._envelope.decode(data)
+        except msgspec.MsgspecError:
+            return None
+
+    def parts(
+        self, params: msgspec.Raw | None, result: msgspec.Raw | None, error: msgspec.Raw | None
+    ) -> PeekEnvelope:
+        """Peek the raw members of a message decoded the careful way."""
+        return PeekEnvelope(
+            params=self.params(params), result=self.result(result), error=self.error(error)
+        )
 
     def params(self, raw: msgspec.Raw | None) -> ParamsPeek:
         if raw is None:

@@ -82,12 +82,10 @@ class CaptureReader:
                     follow = False
                 if chunk:
                     last_data = time.monotonic()
-                    lines = (tail + chunk).split(b"\n")
-                    tail = lines.pop()
-                    for line in lines:
-                        record = self._decode_line(line)
-                        if record is not None:
-                            yield record
+                    body = tail + chunk
+                    cut = body.rfind(b"\n") + 1
+                    tail = body[cut:]
+                    yield from self._decode_block(body[:cut])
                     continue
                 if not follow:
                     break
@@ -102,6 +100,22 @@ class CaptureReader:
                 )
         if self.header is None:
             raise CaptureError(f"{self.path}: empty file, not an mcpeek capture")
+
+    def _decode_block(self, block: bytes) -> Iterator[AnyRecord]:
+        """Whole lines: decoded in one call when they are all good records."""
+        if self.header is not None and block:
+            try:
+                records = self._decoder.decode_lines(block)
+            except msgspec.MsgspecError:
+                pass  # a bad or unknown line somewhere: take them one by one
+            else:
+                self._line_no += block.count(b"\n")
+                yield from records
+                return
+        for line in block.split(b"\n")[:-1]:
+            record = self._decode_line(line)
+            if record is not None:
+                yield record
 
     def _decode_line(self, line: bytes) -> AnyRecord | None:
         self._line_no += 1
