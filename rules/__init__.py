@@ -1,1 +1,22 @@
-"""The spec checks: pure, synchronous state machines over the record stream."""
+"""The spec checks: pure, synchronous rules over the record stream.
+
+Importing this package registers every rule of the catalog (one family per
+module). :class:`~rules.engine.RuleEngine` runs them over an
+:class:`~inspector.analysis.Analyzer`'s events; :func:`~rules.base.catalog`
+lists them. Nothing here does I/O or imports aiohttp or textual.
+"""
+
+import importlib
+import pkgutil
+
+from rules.base import Finding, Rule, catalog
+from rules.engine import Reported, RuleEngine
+
+# Every module of this package but the machinery is a rule family: importing
+# it registers its rules (Rule.__init_subclass__). Nothing to keep in step.
+_MACHINERY = {"base", "context", "engine", "testing"}
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name not in _MACHINERY and not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
+
+__all__ = ["Finding", "Reported", "Rule", "RuleEngine", "catalog"]

@@ -71,14 +71,29 @@ class Declared:
                 self.client_info = params.client_info
             self.set_era(seq, "legacy", self.requested_version)
             return "legacy"
-        if meta is not None and is_modern_version(meta.protocol_version):
+        if meta is not None and (
+            is_modern_version(meta.protocol_version)
+            or meta.client_capabilities is not UNSET
+            or (meta.protocol_version is UNSET and meta.client_info is not UNSET)
+        ):
+            # Per-request protocol fields make a modern request, even when one
+            # of them is missing or wrong (that is for the meta rules to say).
             if meta.client_info is not UNSET:
                 self.client_info = meta.client_info
             if meta.client_capabilities is not UNSET:
                 self.client_capabilities = meta.client_capabilities
             if self.era != "legacy":
-                self.set_era(seq, "modern", meta.protocol_version)
+                version = (
+                    meta.protocol_version
+                    if isinstance(meta.protocol_version, str)
+                    else self.protocol_version or MODERN_VERSION
+                )
+                self.set_era(seq, "modern", version)
             return "modern"
+        if self.era is None and method != "server/discover":
+            # A first request with no handshake and no per-request fields: a
+            # legacy client that skipped initialize (the lifecycle rules say so).
+            self.set_era(seq, "legacy", None)
         return self.era
 
     def on_result(self, seq: int, method: str | None, result: ResultPeek) -> None:

@@ -1,0 +1,93 @@
+"""What a rule is: a small class registered by its catalog ID.
+
+Every check has a stable ID from the rule catalog (``area.what-went-wrong``),
+a severity taken from the spec's words (MUST → ``error``, SHOULD →
+``warning``, allowed but worth seeing → ``info``), the era it applies to
+(``modern``, ``legacy`` or both), and the public URL of the spec section it
+enforces. Subclassing :class:`Rule` with an ``id`` registers the class;
+nothing keeps a hand-written list.
+
+A rule is pure and synchronous. It overrides the hooks it needs and returns
+(or yields) :class:`Finding` objects; the engine turns them into
+violations, fills in what it knows (rule, severity, spec) and catches a rule
+that raises. A rule keeps its own state on its instance (one instance per
+analysis), keyed by conversation where the state is per conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import msgspec
+
+if TYPE_CHECKING:
+    from inspector.analysis import Conversation, Flow
+    from inspector.records import Record
+    from rules.context import MessageContext
+
+Severity = Literal["error", "warning", "info"]
+Era = Literal["modern", "legacy"]
+SEVERITY_ORDER: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+SPEC_BASE = "https://modelcontextprotocol.io/specification"
+MODERN_SPEC = f"{SPEC_BASE}/2026-07-28"
+LEGACY_SPEC = f"{SPEC_BASE}/2025-11-25"
+
+
+class Finding(msgspec.Struct):
+    """What a rule reports: the messages involved (offending one last) and why."""
+
+    msgs: list[int]
+    message: str
+    severity: Severity | None = None  # only when a rule downgrades itself (e.g. a 2025-03-26 batch)
+
+
+Findings = Iterable[Finding] | None
+
+
+class Rule:
+    registry: ClassVar[dict[str, type[Rule]]] = {}
+
+    id: ClassVar[str] = ""
+    severity: ClassVar[Severity] = "error"
+    era: ClassVar[Era | None] = None
+    summary: ClassVar[str] = ""
+    spec: ClassVar[str] = ""
+    #: Which messages ``on_message`` wants, to spare the others the call:
+    #: kinds (``request``, ``notification``, ``result``, ``error``, ``invalid``)
+    #: and methods (for a response, its request's method). ``None``: all.
+    kinds: ClassVar[frozenset[str] | None] = None
+    methods: ClassVar[frozenset[str] | None] = None
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.id:
+            return
+        if cls.id in Rule.registry and Rule.registry[cls.id] is not cls:
+            raise TypeError(f"rule id {cls.id!r} is registered twice")
+        if not (cls.summary and cls.spec.startswith(SPEC_BASE) and "#" in cls.spec):
+            raise TypeError(f"rule {cls.id!r} needs a summary and a spec URL with an anchor")
+        Rule.registry[cls.id] = cls
+
+    # Hooks: override what the rule needs. Each returns findings (or None).
+    def on_message(self, ctx: MessageContext) -> Findings:
+        """Every message, once correlated (``ctx.flow`` is its flow)."""
+        return None
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
+        """A flow reached its final status (may be called again for a late answer)."""
+        return None
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
+        """Every record (``http``, ``event``…), before its message is correlated."""
+        return None
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        """The connection ended."""
+        return None
+
+
+def catalog() -> dict[str, type[Rule]]:
+    """Every registered rule by ID (importing :mod:`rules` registers them all)."""
+    return dict(sorted(Rule.registry.items()))

@@ -1,0 +1,190 @@
+"""The rule engine: every registered rule, run over the Analyzer's events.
+
+:class:`RuleEngine` is an :class:`~inspector.analysis.AnalysisListener`. It
+instantiates each rule once, calls the hooks a rule overrides (and, for
+``on_message``, only on the kinds and methods it asked for), gates era rules
+on the conversation's era (or the one ``--spec`` forces), and hands every
+violation to ``report``. A rule that raises becomes an
+``inspector.rule-crashed`` violation on that message; the other rules and
+the traffic go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from inspector.analysis import AnalysisListener, Conversation, Entry, Flow
+from inspector.jsonrpc import MessageDecoder
+from inspector.records import Record
+from rules.base import Finding, Rule, catalog
+from rules.context import MessageContext
+
+RULE_CRASHED = "inspector.rule-crashed"
+CRASH_SPEC = ""  # an internal finding: no spec section to point at
+EXCERPT = 240
+
+
+class Reported(msgspec.Struct):
+    """A violation as the engine reports it (the capture's ``violation`` record, plus
+    the context ``lint`` prints)."""
+
+    rule: str
+    severity: str
+    msgs: list[int]
+    message: str
+    spec: str
+    era: str | None = None
+    method: str | None = None
+    excerpt: str = ""
+    conversation: str = ""
+
+
+def version_era(version: str | None) -> str | None:
+    if version is None:
+        return None
+    return "modern" if version >= "2026-07-28" else "legacy"
+
+
+class RuleEngine(AnalysisListener):
+    def __init__(
+        self,
+        report: Callable[[Reported], None],
+        *,
+        spec: str | None = None,
+        ignore: Iterable[str] = (),
+        rules: Iterable[type[Rule]] | None = None,
+    ) -> None:
+        self.report = report
+        self.spec = spec
+        self._forced_era = version_era(spec)
+        ignored = set(ignore)
+        chosen = rules if rules is not None else catalog().values()
+        self.rules = [cls() for cls in chosen if cls.id not in ignored]
+        self._decoder = MessageDecoder()
+        self._message_rules = [r for r in self.rules if _overrides(r, "on_message")]
+        self._flow_rules = [r for r in self.rules if _overrides(r, "on_flow_end")]
+        self._record_rules = [r for r in self.rules if _overrides(r, "on_record")]
+        self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
+        self._dispatch: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+
+    # -- hooks from the Analyzer -------------------------------------------------------
+    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
+        era = self._forced_era or conversation.era
+        method = entry.method if entry.method is not None else flow.method
+        key = (entry.kind, method, era)
+        rules = self._dispatch.get(key)
+        if rules is None:
+            rules = self._dispatch[key] = [
+                r
+                for r in self._message_rules
+                if _applies(r, era)
+                and (r.kinds is None or entry.kind in r.kinds)
+                and (r.methods is None or method in r.methods)
+            ]
+        if not rules:
+            return
+        version = self.spec or conversation.protocol_version
+        ctx = MessageContext(entry, flow, conversation, self._decoder, era, version)
+        for rule in rules:
+            self._run(rule, rule.on_message, (ctx,), conversation, [entry], fallback=entry.seq)
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        era = self._forced_era or conversation.era
+        for rule in self._flow_rules:
+            if _applies(rule, era):
+                last = flow.entries[-1].seq if flow.entries else 0
+                self._run(
+                    rule,
+                    rule.on_flow_end,
+                    (flow, conversation),
+                    conversation,
+                    flow.entries,
+                    fallback=last,
+                )
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        era = self._forced_era or (conversation.era if conversation is not None else None)
+        for rule in self._record_rules:
+            if _applies(rule, era):
+                seq = getattr(record, "seq", 0)
+                self._run(
+                    rule, rule.on_record, (record, conversation), conversation, [], fallback=seq
+                )
+
+    def on_conversation_end(self, conversation: Conversation) -> None:
+        era = self._forced_era or conversation.era
+        for rule in self._end_rules:
+            if _applies(rule, era):
+                self._run(
+                    rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0
+                )
+
+    # -- running one hook -------------------------------------------------------------
+    def _run(
+        self,
+        rule: Rule,
+        hook: Callable[..., Any],
+        args: tuple[Any, ...],
+        conversation: Conversation | None,
+        entries: list[Entry],
+        *,
+        fallback: int,
+    ) -> None:
+        try:
+            findings = hook(*args)
+            if findings is None:
+                return
+            for finding in findings:
+                self._emit(rule, finding, conversation, entries)
+        except Exception as exc:  # a rule bug must not stop the others, nor the traffic
+            self.report(
+                Reported(
+                    rule=RULE_CRASHED,
+                    severity="error",
+                    msgs=[fallback] if fallback else [],
+                    message=f"rule {rule.id} raised {type(exc).__name__}: {exc}",
+                    spec=CRASH_SPEC,
+                    conversation=conversation.key if conversation is not None else "",
+                )
+            )
+
+    def _emit(
+        self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
+    ) -> None:
+        excerpt, method = "", None
+        if finding.msgs:
+            offending = finding.msgs[-1]
+            for entry in entries:
+                if entry.seq == offending:
+                    excerpt = _excerpt(entry)
+                    method = entry.method
+                    break
+        self.report(
+            Reported(
+                rule=rule.id,
+                severity=finding.severity or rule.severity,
+                msgs=finding.msgs,
+                message=finding.message,
+                spec=rule.spec,
+                era=conversation.era if conversation is not None else None,
+                method=method,
+                excerpt=excerpt,
+                conversation=conversation.key if conversation is not None else "",
+            )
+        )
+
+
+def _overrides(rule: Rule, hook: str) -> bool:
+    return getattr(type(rule), hook) is not getattr(Rule, hook)
+
+
+def _applies(rule: Rule, era: str | None) -> bool:
+    return rule.era is None or rule.era == era
+
+
+def _excerpt(entry: Entry) -> str:
+    text = entry.wire().decode("utf-8", "replace")
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"

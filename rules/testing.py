@@ -1,0 +1,37 @@
+"""Run rules over records built in a test (shipped with the package, for rule authors).
+
+b = RecordBuilder(modern=True)
+b.request("tools/call", {"name": "x"}, id=1)
+b.result(1, {"content": []})
+assert fired(b.records, "meta.server-info-missing")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inspector.analysis import Analyzer
+from inspector.records import Record
+from rules.base import Rule
+from rules.engine import Reported, RuleEngine
+
+
+def lint_records(
+    records: Iterable[Record],
+    *,
+    spec: str | None = None,
+    rules: Iterable[type[Rule]] | None = None,
+    timeout: float = 60.0,
+) -> list[Reported]:
+    """Every violation the rules find in ``records`` (header first), in report order."""
+    found: list[Reported] = []
+    engine = RuleEngine(found.append, spec=spec, rules=rules)
+    analyzer = Analyzer([engine], timeout=timeout)
+    analyzer.feed_all(records)
+    analyzer.finish()
+    return found
+
+
+def fired(records: Iterable[Record], rule_id: str, *, spec: str | None = None) -> list[Reported]:
+    """The violations of one rule (running every rule, as lint does)."""
+    return [v for v in lint_records(records, spec=spec) if v.rule == rule_id]
