@@ -38,6 +38,7 @@ class Reported(msgspec.Struct):
     spec: str
     era: str | None = None
     method: str | None = None
+    msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
     excerpt: str = ""
     conversation: str = ""
 
@@ -69,6 +70,7 @@ class RuleEngine(AnalysisListener):
         self._record_rules = [r for r in self.rules if _overrides(r, "on_record")]
         self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
         self._dispatch: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+        self._current_flow: Flow | None = None  # the flow of the hook being run
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -86,6 +88,7 @@ class RuleEngine(AnalysisListener):
             ]
         if not rules:
             return
+        self._current_flow = flow
         version = self.spec or conversation.protocol_version
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version)
         for rule in rules:
@@ -93,17 +96,16 @@ class RuleEngine(AnalysisListener):
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
-        for rule in self._flow_rules:
-            if _applies(rule, era):
-                last = flow.entries[-1].seq if flow.entries else 0
-                self._run(
-                    rule,
-                    rule.on_flow_end,
-                    (flow, conversation),
-                    conversation,
-                    flow.entries,
-                    fallback=last,
-                )
+        rules = [rule for rule in self._flow_rules if _applies(rule, era)]
+        if not rules:
+            return
+        self._current_flow = flow
+        entries = flow.entries  # built once for all the rules
+        last = entries[-1].seq if entries else 0
+        for rule in rules:
+            self._run(
+                rule, rule.on_flow_end, (flow, conversation), conversation, entries, fallback=last
+            )
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         era = self._forced_era or (conversation.era if conversation is not None else None)
@@ -154,13 +156,17 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method = "", None
+        excerpt, method, msg_id = "", None, None
         if finding.msgs:
             offending = finding.msgs[-1]
             for entry in entries:
                 if entry.seq == offending:
                     excerpt = _excerpt(entry)
                     method = entry.method
+                    current = self._current_flow
+                    if method is None and current is not None and current.number == entry.flow:
+                        method = current.method  # a response: its request's method
+                    msg_id = None if entry.id is msgspec.UNSET else entry.id
                     break
         self.report(
             Reported(
@@ -171,10 +177,22 @@ class RuleEngine(AnalysisListener):
                 spec=rule.spec,
                 era=conversation.era if conversation is not None else None,
                 method=method,
+                msg_id=msg_id,
                 excerpt=excerpt,
                 conversation=conversation.key if conversation is not None else "",
             )
         )
+
+
+def flag_line(v: Reported) -> str:
+    """The one-line live flag: ``ERROR rule method id N: message  <spec>``."""
+    parts = [v.severity.upper(), v.rule]
+    if v.method:
+        parts.append(v.method)
+    if v.msg_id is not None:
+        parts.append(f"id {msgspec.json.encode(v.msg_id).decode()}")
+    line = " ".join(parts) + f": {v.message}"
+    return f"{line}  {v.spec}" if v.spec else line
 
 
 def _overrides(rule: Rule, hook: str) -> bool:

@@ -15,15 +15,14 @@ import asyncio
 import sys
 from pathlib import Path
 
-from inspector.analysis import Analyzer
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
+from inspector.cli.live import LiveAnalysis
 from inspector.paths import default_capture_path
 from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
 from inspector.proxy.stdio import StdioRelay
 from inspector.proxy.tap import StdioTap
-from inspector.views.flowline import FlowPrinter
 
 FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
 
@@ -57,7 +56,15 @@ class StdioCommand(Command):
             help="also print on stderr: 'flows', one line per flow as it ends",
         )
         parser.add_argument(
-            "-q", "--quiet", action="store_true", help="print nothing but errors on stderr"
+            "--no-check",
+            action="store_true",
+            help="do not run the spec rules live (no violation records, no flags on stderr)",
+        )
+        parser.add_argument(
+            "-q",
+            "--quiet",
+            action="store_true",
+            help="print nothing on stderr but errors (violations are still recorded)",
         )
         parser.add_argument(
             "server_command",
@@ -94,12 +101,10 @@ class StdioCommand(Command):
                 reported.add(text)
                 console.say(text, force=True)
 
-        # Analysis runs only when something consumes it: it costs the relay CPU.
-        analyzer: Analyzer | None = None
-        if "flows" in args.log:
-            printer = FlowPrinter(lambda line: console.say(line, force=True))
-            analyzer = Analyzer([printer])
-        recorder = Recorder(writer, [analyzer.feed] if analyzer else [], on_error=internal_error)
+        live = LiveAnalysis(
+            writer, console.say, checks=not args.no_check, flows="flows" in args.log
+        )
+        recorder = Recorder(writer, [live.feed] if live.active else [], on_error=internal_error)
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,
@@ -111,18 +116,18 @@ class StdioCommand(Command):
         console.say(f"recording to {path}")
         try:
             code = asyncio.run(_run_with_flush(relay, writer))
-        finally:
-            writer.close()
-        if analyzer is not None:
             try:
-                analyzer.finish()
+                live.finish()
             except Exception as exc:
                 internal_error(exc)
+        finally:
+            writer.close()
         if relay.spawned:
             count = tap.message_count
+            flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"
             console.say(
-                f"{count} message{'s' if count != 1 else ''} recorded in {path}; "
-                f"server exit code {code}"
+                f"{count} message{'s' if count != 1 else ''}{flagged if live.violations else ''} "
+                f"recorded in {path}; server exit code {code}"
             )
         console.close()
         return code

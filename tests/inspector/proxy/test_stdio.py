@@ -307,3 +307,37 @@ def _wait_for(predicate, timeout: float = 10.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError("condition not met in time")
+
+
+def test_live_flags_are_recorded_and_printed(tmp_path: Path, capture_path: Path) -> None:
+    bad = b'{"jsonrpc":"1.0","id":1,"method":"ping"}\n'
+    proc = run(
+        mcpeek_argv("stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py")), stdin=bad
+    )
+    assert proc.returncode == 0
+    flags = [ln for ln in proc.stderr.decode().splitlines() if "jsonrpc.version" in ln]
+    assert flags and flags[0].startswith("mcpeek: ERROR jsonrpc.version ping id 1: ")
+    assert flags[0].endswith(
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages"
+    )
+    _, records, _ = read_records(capture_path)
+    (violation,) = [r for r in records if getattr(r, "rule", None) == "jsonrpc.version"]
+    msg = next(r for r in records if isinstance(r, Msg))
+    assert violation.msgs == [msg.seq] and violation.seq > msg.seq
+
+    quiet = tmp_path / "quiet.jsonl"
+    proc = run(
+        mcpeek_argv("stdio", "-q", "-w", str(quiet), "--", *peer_argv("byte_server.py")), stdin=bad
+    )
+    assert proc.stderr == b""  # quiet on stderr, but still recorded
+    assert any(getattr(r, "rule", None) == "jsonrpc.version" for r in read_records(quiet)[1])
+
+    unchecked = tmp_path / "unchecked.jsonl"
+    proc = run(
+        mcpeek_argv(
+            "stdio", "--no-check", "-w", str(unchecked), "--", *peer_argv("byte_server.py")
+        ),
+        stdin=bad,
+    )
+    assert b"jsonrpc.version" not in proc.stderr
+    assert not any(getattr(r, "rule", None) for r in read_records(unchecked)[1])

@@ -1,0 +1,122 @@
+"""``mcpeek lint FILE...``: check captures against the spec's rules.
+
+Violations are recomputed from the messages (stored ``violation`` records are
+ignored), so an old capture can be re-checked with newer rules.
+
+Exit code: 0 when no violation reaches ``--fail-on`` (default: error), 1
+when one does, 2 when a file cannot be read or the command line is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inspector.analysis import Analyzer
+from inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from inspector.capture.reader import CaptureError, CaptureReader
+from inspector.cli.base import Command, UsageError
+
+KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+LEVELS = ("error", "warning", "info")
+
+
+class LintCommand(Command):
+    name = "lint"
+    help = "check capture files against the MCP spec's rules"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text")
+        parser.add_argument(
+            "--spec",
+            metavar="VERSION",
+            help=f"check against this protocol version ({', '.join(KNOWN_VERSIONS)})"
+            " instead of the one each conversation uses",
+        )
+        parser.add_argument(
+            "--min-severity",
+            choices=LEVELS,
+            default="info",
+            help="report violations at or above this level (default: info)",
+        )
+        parser.add_argument(
+            "--fail-on",
+            choices=LEVELS,
+            default="error",
+            help="exit 1 when a violation at or above this level is found (default: error)",
+        )
+        parser.add_argument(
+            "--ignore",
+            action="append",
+            default=[],
+            metavar="RULE",
+            help="a rule ID not to check (repeatable)",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT,
+            metavar="SECONDS",
+            help="a request unanswered this long is reported (default: 60)",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        import rules
+        from inspector.cli.lint_report import (
+            FileResult,
+            write_json,
+            write_junit,
+            write_sarif,
+            write_text,
+        )
+        from rules.base import SEVERITY_ORDER
+        from rules.engine import Reported, RuleEngine
+
+        catalog = rules.catalog()
+        if args.spec is not None and args.spec not in KNOWN_VERSIONS:
+            raise UsageError(f"unknown --spec {args.spec!r}; known: {', '.join(KNOWN_VERSIONS)}")
+        unknown = [r for r in args.ignore if r not in catalog]
+        if unknown:
+            raise UsageError(f"--ignore: no such rule {', '.join(unknown)} (see: mcpeek rules)")
+        if args.timeout <= 0:
+            raise UsageError("--timeout must be positive")
+        floor = SEVERITY_ORDER[args.min_severity]
+        results: list[FileResult] = []
+        for path in args.files:
+            result = FileResult(str(path))
+            results.append(result)
+            found: list[Reported] = []
+            engine = RuleEngine(found.append, spec=args.spec, ignore=args.ignore)
+            analyzer = Analyzer([engine], timeout=args.timeout)
+            reader = CaptureReader(path)
+            try:
+                for record in reader.records():
+                    if analyzer.header is None and reader.header is not None:
+                        analyzer.feed(reader.header)
+                    analyzer.feed(record)
+                analyzer.finish()
+            except CaptureError as exc:
+                result.error = str(exc)
+                print(f"mcpeek: {exc}", file=sys.stderr)
+                continue
+            result.problems = reader.problems
+            result.violations = [v for v in found if SEVERITY_ORDER.get(v.severity, 2) >= floor]
+        out = sys.stdout
+        if args.format == "text":
+            write_text(results, out)
+        elif args.format == "json":
+            write_json(results, out)
+        elif args.format == "sarif":
+            write_sarif(results, catalog, out)
+        else:
+            write_junit(results, catalog, out)
+        if any(r.error is not None for r in results):
+            return 2
+        threshold = SEVERITY_ORDER[args.fail_on]
+        failing = any(
+            SEVERITY_ORDER.get(v.severity, 2) >= threshold for r in results for v in r.violations
+        )
+        return 1 if failing else 0

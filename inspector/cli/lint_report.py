@@ -1,0 +1,178 @@
+"""Lint results in the four output formats: text, JSON lines, SARIF 2.1.0, JUnit XML.
+
+This lives in the CLI, the composition root, because it joins the core
+(capture files) and the rules (their catalog and violations).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+from xml.sax.saxutils import escape, quoteattr
+
+from inspector import __version__
+from rules.base import SEVERITY_ORDER, Rule
+from rules.engine import Reported
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+@dataclass
+class FileResult:
+    path: str
+    violations: list[Reported] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    error: str | None = None  # the file could not be read at all
+
+
+def write_text(results: Sequence[FileResult], out: TextIO) -> None:
+    for result in results:
+        if result.error is not None:
+            print(f"{result.path}: cannot lint: {result.error}", file=out)
+            continue
+        counts = defaultdict(int)
+        for v in result.violations:
+            counts[v.severity] += 1
+        summary = ", ".join(
+            f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}"
+            for s in ("error", "warning", "info")
+            if counts[s]
+        )
+        print(f"{result.path}: {summary or 'no violations'}", file=out)
+        by_rule: dict[str, list[Reported]] = defaultdict(list)
+        for v in result.violations:
+            by_rule[v.rule].append(v)
+        order = sorted(by_rule, key=lambda r: (-SEVERITY_ORDER.get(by_rule[r][0].severity, 0), r))
+        for rule in order:
+            items = by_rule[rule]
+            print(f"\n  {items[0].severity.upper():<8}{rule}  ({len(items)})", file=out)
+            if items[0].spec:
+                print(f"          {items[0].spec}", file=out)
+            for v in items:
+                where = f"seq {', '.join(map(str, v.msgs))}" if v.msgs else "capture"
+                print(f"    - {where}: {v.message}", file=out)
+                if v.excerpt:
+                    print(f"        {v.excerpt}", file=out)
+        for problem in result.problems:
+            print(f"  note: {problem}", file=out)
+        print(file=out)
+
+
+def write_json(results: Sequence[FileResult], out: TextIO) -> None:
+    for result in results:
+        for v in result.violations:
+            out.write(
+                json.dumps(
+                    {
+                        "file": result.path,
+                        "rule": v.rule,
+                        "severity": v.severity,
+                        "message": v.message,
+                        "msgs": v.msgs,
+                        "spec": v.spec,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
+
+
+def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
+    # Every catalog rule is described (stable ruleIndex), plus internal findings.
+    used = sorted(set(rules) | {v.rule for r in results for v in r.violations})
+    driver_rules = []
+    for rule_id in used:
+        cls = rules.get(rule_id)
+        entry: dict[str, object] = {"id": rule_id}
+        if cls is not None:
+            entry.update(
+                {
+                    "shortDescription": {"text": cls.summary},
+                    "helpUri": cls.spec,
+                    "defaultConfiguration": {"level": SARIF_LEVEL[cls.severity]},
+                    "properties": {"era": cls.era or "both"},
+                }
+            )
+        else:
+            entry["shortDescription"] = {"text": "internal finding of mcpeek"}
+        driver_rules.append(entry)
+    index = {rule_id: i for i, rule_id in enumerate(used)}
+    sarif_results = []
+    for result in results:
+        for v in result.violations:
+            region = {"startLine": v.msgs[-1] + 1} if v.msgs else {"startLine": 1}
+            sarif_results.append(
+                {
+                    "ruleId": v.rule,
+                    "ruleIndex": index[v.rule],
+                    "level": SARIF_LEVEL.get(v.severity, "warning"),
+                    "message": {"text": v.message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": result.path},
+                                "region": region,
+                            }
+                        }
+                    ],
+                    "properties": {"msgs": v.msgs},
+                }
+            )
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mcpeek",
+                        "version": __version__,
+                        "rules": driver_rules,
+                        "informationUri": "https://modelcontextprotocol.io/specification/2026-07-28",
+                    }
+                },
+                "results": sarif_results,
+            }
+        ],
+    }
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def write_junit(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
+    """One test suite per file, one test case per catalog rule (failed if it fired)."""
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mcpeek lint">\n')
+    for result in results:
+        by_rule: dict[str, list[Reported]] = defaultdict(list)
+        for v in result.violations:
+            by_rule[v.rule].append(v)
+        names = sorted(set(rules) | set(by_rule))
+        failures = sum(1 for name in names if by_rule.get(name))
+        errors = 1 if result.error is not None else 0
+        out.write(
+            f'  <testsuite name={quoteattr(result.path)} tests="{len(names)}" '
+            f'failures="{failures}" errors="{errors}">\n'
+        )
+        if result.error is not None:
+            out.write(
+                f'    <testcase name="read" classname="mcpeek.capture">'
+                f"<error message={quoteattr(result.error)}/></testcase>\n"
+            )
+        for name in names:
+            out.write(f'    <testcase name={quoteattr(name)} classname="mcpeek.rules"')
+            fired = by_rule.get(name)
+            if not fired:
+                out.write("/>\n")
+                continue
+            text = "\n".join(f"[{v.severity}] seq {v.msgs}: {v.message}" for v in fired)
+            out.write(
+                f">\n      <failure message={quoteattr(fired[0].message)} "
+                f"type={quoteattr(fired[0].severity)}>{escape(text)}</failure>\n"
+                f"    </testcase>\n"
+            )
+        out.write("  </testsuite>\n")
+    out.write("</testsuites>\n")
