@@ -34,7 +34,7 @@ def write_text(results: Sequence[FileResult], out: TextIO) -> None:
         if result.error is not None:
             print(f"{result.path}: cannot lint: {result.error}", file=out)
             continue
-        counts = defaultdict(int)
+        counts: dict[str, int] = defaultdict(int)
         for v in result.violations:
             counts[v.severity] += 1
         summary = ", ".join(
