@@ -78,14 +78,14 @@ class CaptureWriter:
         self.redact = redact
         self._redacted_names = DEFAULT_REDACTED_HEADERS | {n.lower() for n in extra_redacted}
         self.closed = False
-        header = Header(
+        self.header = Header(
             created=utc_timestamp(),
             transport=transport,
             target=target,
             tool=f"mcpeek {__version__}",
             redacted=redact,
         )
-        self._append(header)
+        self._append(self.header)
         self.flush()
 
     @property

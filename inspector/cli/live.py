@@ -41,6 +41,8 @@ class LiveAnalysis:
 
             listeners.append(RuleEngine(self._report, spec=spec))
         self.analyzer = Analyzer(listeners) if listeners else None
+        if self.analyzer is not None:
+            self.analyzer.feed(writer.header)  # the transport decides how to route messages
 
     @property
     def active(self) -> bool:

@@ -1,5 +1,5 @@
 """The subcommands; importing this package registers every one of them."""
 
-from inspector.cli.commands import lint, rules_cmd, show, stdio
+from inspector.cli.commands import http, lint, rules_cmd, show, stdio
 
-__all__ = ["lint", "rules_cmd", "show", "stdio"]
+__all__ = ["http", "lint", "rules_cmd", "show", "stdio"]

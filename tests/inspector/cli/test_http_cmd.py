@@ -1,0 +1,105 @@
+"""``mcpeek http`` as a process: usage errors, the printed URL, a relayed call, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from inspector.capture import read_records
+from inspector.records import Event, Msg
+from tests.conftest import mcpeek_argv
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0"], "not a loopback"),
+        (["--upstream", "ftp://x/mcp"], "expected an http:// or https:// URL"),
+        (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999"], "port"),
+    ],
+)
+def test_usage_errors(argv: list[str], message: str, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        mcpeek_argv("http", "-w", str(tmp_path / "c.jsonl"), *argv),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        request = json.loads(body)
+        answer = json.dumps(
+            {"jsonrpc": "2.0", "id": request["id"], "result": {"tools": []}}
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_proxy_process_relays_and_saves_a_capture(tmp_path: Path) -> None:
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    port = free_port()
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "http",
+            "--upstream",
+            f"http://127.0.0.1:{upstream.server_port}/mcp",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(capture),
+        ),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.strip() == (
+            f"mcpeek: proxying http://127.0.0.1:{port}/mcp -> "
+            f"http://127.0.0.1:{upstream.server_port}/mcp"
+        )
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", data=body, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["id"] == 1
+        time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        upstream.shutdown()
+    assert proc.returncode == 0
+    assert "tools/list  id 1  ← complete" in err  # one line per flow on stderr
+    header, records, problems = read_records(capture)
+    assert header.transport == "http" and problems == []
+    assert [r.dir for r in records if isinstance(r, Msg)] == ["c2s", "s2c"]
+    assert any(isinstance(r, Event) and r.event == "listen" for r in records)

@@ -1,0 +1,388 @@
+"""The HTTP relay against upstreams that misbehave on purpose (pytest-aiohttp, loopback only)."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from inspector.proxy.guard import RequestGuard
+from inspector.proxy.http import HttpRelay
+from inspector.records import Event, Http, Msg, SeqRecord, wire_bytes
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class Proxied:
+    url: str  # the proxy's origin
+    upstream: TestServer
+    records: list[SeqRecord] = field(default_factory=list)
+
+    def msgs(self, direction: str | None = None) -> list[bytes]:
+        return [
+            wire_bytes(r)
+            for r in self.records
+            if isinstance(r, Msg) and (direction is None or r.dir == direction)
+        ]
+
+    def http(self, phase: str) -> list[Http]:
+        return [r for r in self.records if isinstance(r, Http) and r.phase == phase]
+
+
+@pytest.fixture
+async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
+    started: list[tuple[HttpRelay, TestServer]] = []
+
+    async def start(handler: Handler, **options: object) -> Proxied:
+        upstream_app = web.Application(client_max_size=64 * 1024 * 1024)
+        upstream_app.router.add_route("*", "/{tail:.*}", handler)
+        upstream = await aiohttp_server(upstream_app)
+        holder = Proxied("", upstream)
+        guard = RequestGuard(0, **options)  # type: ignore[arg-type]
+        relay = HttpRelay(str(upstream.make_url("/mcp")), holder.records.extend, guard)
+        await relay.__aenter__()
+        server = await aiohttp_server(relay.app())  # TestServer cancels handlers on disconnect
+        guard.port = server.port
+        holder.url = f"http://127.0.0.1:{server.port}"
+        relay.public_origin = holder.url
+        started.append((relay, server))
+        return holder
+
+    yield start
+    for relay, _ in started:
+        await relay.__aexit__()
+
+
+RPC = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}
+RESULT = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}
+
+
+async def test_json_exchange_is_relayed_and_recorded(proxied) -> None:  # type: ignore[no-untyped-def]
+    seen: dict[str, object] = {}
+
+    async def upstream(request: web.Request) -> web.Response:
+        seen["host"] = request.headers["Host"]
+        seen["headers"] = dict(request.headers)
+        seen["body"] = await request.read()
+        return web.Response(
+            body=json.dumps(RESULT).encode(),
+            content_type="application/json",
+            headers={"Mcp-Session-Id": "S1", "X-Custom": "kept"},
+        )
+
+    p = await proxied(upstream)
+    body = json.dumps(RPC, indent=1).encode()  # odd whitespace must survive
+    async with (
+        aiohttp.ClientSession() as client,
+        client.post(
+            p.url + "/mcp",
+            data=body,
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28",
+                "Mcp-Method": "tools/call",
+                "Authorization": "Bearer secret",
+                "Connection": "keep-alive",
+            },
+        ) as response,
+    ):
+        assert response.status == 200
+        assert response.headers["Mcp-Session-Id"] == "S1"
+        assert response.headers["X-Custom"] == "kept"
+        answer = await response.read()
+    assert seen["body"] == body
+    assert seen["host"] == f"127.0.0.1:{p.upstream.port}"
+    headers = seen["headers"]
+    assert isinstance(headers, dict)
+    assert headers["Authorization"] == "Bearer secret"
+    assert headers["MCP-Protocol-Version"] == "2026-07-28" and headers["Mcp-Method"] == "tools/call"
+    sent = {k.lower(): v for k, v in p.http("request")[0].headers or []}
+    got = {k.lower(): v for k, v in headers.items()}
+    # end to end: the same headers both ways, but Host and the hop-by-hop Connection
+    assert {k: v for k, v in sent.items() if k not in ("host", "connection")} == {
+        k: v for k, v in got.items() if k != "host"
+    }
+    assert answer == json.dumps(RESULT).encode()
+    assert p.msgs("c2s") == [body] and p.msgs("s2c") == [answer]
+    (req,) = p.http("request")
+    assert req.method == "POST" and req.path == "/mcp" and req.x == "x1"
+    assert p.http("response")[0].status == 200
+    assert p.http("end")[0].reason == "complete"
+    kinds = [(type(r).__name__, getattr(r, "phase", getattr(r, "dir", ""))) for r in p.records]
+    assert kinds == [
+        ("Http", "request"),
+        ("Msg", "c2s"),
+        ("Http", "response"),
+        ("Msg", "s2c"),
+        ("Http", "end"),
+    ]
+
+
+async def test_sse_is_streamed_event_by_event(proxied) -> None:  # type: ignore[no-untyped-def]
+    first_arrived = asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n')
+        await asyncio.wait_for(first_arrived.wait(), 10)  # held until the client has event 1
+        await response.write(b": keep-alive\n\n")
+        await response.write(b"data: " + json.dumps(RESULT).encode() + b"\n\n")
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+    received = b""
+    async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=RPC) as response:
+        async for chunk in response.content.iter_any():
+            received += chunk
+            if b"notifications/progress" in received:
+                first_arrived.set()
+    assert received.count(b"data:") == 2 and b": keep-alive" in received
+    assert len(p.msgs("s2c")) == 2
+    assert p.http("end")[0].reason == "complete"
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r", b"\r\n"])
+async def test_sse_line_ends_and_a_crlf_split_across_chunks(proxied, eol: bytes) -> None:  # type: ignore[no-untyped-def]
+    event = b"data: " + json.dumps(RESULT).encode() + eol + eol
+    pieces = [event[: len(event) - len(eol) - 1], event[len(event) - len(eol) - 1 :]]
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for piece in [b"id: 7" + eol, *pieces]:
+            await response.write(piece)
+            await asyncio.sleep(0.02)
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=RPC) as r:
+        received = await r.read()
+    assert received == b"id: 7" + eol + event
+    assert p.msgs("s2c") == [json.dumps(RESULT).encode()]
+
+
+async def test_half_written_event_and_abrupt_close(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n')
+        await response.write(b'data: {"jsonrpc":"2.0","id":1,"res')
+        await asyncio.sleep(0.05)
+        assert request.transport is not None
+        request.transport.close()  # the upstream dies mid-event
+        return response
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=RPC) as r:
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await r.read()
+    assert len(p.msgs("s2c")) == 1
+    (end,) = p.http("end")
+    assert end.reason == "upstream-closed"
+    assert end.truncated and end.body is not None and end.body.startswith('data: {"jsonrpc"')
+
+
+async def test_twenty_megabyte_bodies(proxied) -> None:  # type: ignore[no-untyped-def]
+    big = {"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"blob": "é" * (10 * 1024 * 1024)}}
+
+    async def upstream(request: web.Request) -> web.Response:
+        body = await request.read()
+        return web.Response(body=body, content_type="application/json")
+
+    p = await proxied(upstream)
+    body = json.dumps(big, ensure_ascii=False).encode()
+    assert len(body) > 20 * 1024 * 1024
+    async with (
+        aiohttp.ClientSession() as client,
+        client.post(p.url + "/mcp", data=body, headers={"Content-Type": "application/json"}) as r,
+    ):
+        assert await r.read() == body
+    assert p.msgs("c2s") == [body] and p.msgs("s2c") == [body]
+
+
+async def test_unreachable_upstream_gives_502(aiohttp_server, unused_tcp_port) -> None:  # type: ignore[no-untyped-def]
+    records: list[SeqRecord] = []
+    guard = RequestGuard(0)
+    async with HttpRelay(f"http://127.0.0.1:{unused_tcp_port}/mcp", records.extend, guard) as relay:
+        server = await aiohttp_server(relay.app())
+        guard.port = server.port
+        async with (
+            aiohttp.ClientSession() as client,
+            client.post(f"http://127.0.0.1:{server.port}/mcp", json=RPC) as r,
+        ):
+            assert r.status == 502
+            assert r.headers["Content-Type"].startswith("text/plain")
+            assert "unreachable" in await r.text()
+    assert any(isinstance(e, Event) and e.event == "upstream-error" for e in records)
+    assert [r.reason for r in records if isinstance(r, Http) and r.phase == "end"] == [
+        "upstream-error"
+    ]
+
+
+async def test_client_disconnect_closes_the_upstream_request(proxied) -> None:  # type: ignore[no-untyped-def]
+    upstream_saw_close = asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        try:
+            for _ in range(200):
+                await response.write(b": keep-alive\n\n")
+                await asyncio.sleep(0.05)
+        except (ConnectionResetError, asyncio.CancelledError):
+            upstream_saw_close.set()
+            raise
+        return response
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        response = await client.post(p.url + "/mcp", json=RPC)
+        await response.content.readany()
+        response.close()  # the client goes away: in 2026-07-28 this cancels the request
+    await asyncio.wait_for(upstream_saw_close.wait(), 10)
+    for _ in range(100):
+        if p.http("end"):
+            break
+        await asyncio.sleep(0.05)
+    assert [e.reason for e in p.http("end")] == ["client-closed"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "allowed"),
+    [
+        ({}, True),
+        ({"Origin": "http://localhost:3000"}, True),
+        ({"Origin": "https://evil.example"}, False),
+        ({"Host": "evil.example"}, False),
+        ({"Origin": "null"}, False),
+    ],
+)
+async def test_dns_rebinding_guard(proxied, headers: dict[str, str], allowed: bool) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.Response:
+        return web.json_response(RESULT)
+
+    p = await proxied(upstream)
+    async with (
+        aiohttp.ClientSession() as client,
+        client.post(p.url + "/mcp", json=RPC, headers=headers) as r,
+    ):
+        assert (r.status == 200) is allowed
+        if not allowed:
+            assert r.status == 403 and "forbidden" in await r.text()
+
+
+async def test_compression_passes_through_untouched(proxied) -> None:  # type: ignore[no-untyped-def]
+    packed = gzip.compress(json.dumps(RESULT).encode())
+
+    async def upstream(request: web.Request) -> web.Response:
+        return web.Response(
+            body=packed, headers={"Content-Type": "application/json", "Content-Encoding": "gzip"}
+        )
+
+    p = await proxied(upstream)
+    async with (
+        aiohttp.ClientSession(auto_decompress=False) as client,
+        client.post(p.url + "/mcp", json=RPC, headers={"Accept-Encoding": "gzip"}) as r,
+    ):
+        assert r.headers["Content-Encoding"] == "gzip"
+        assert await r.read() == packed
+
+
+async def test_html_error_page_is_stored_as_a_body(proxied) -> None:  # type: ignore[no-untyped-def]
+    page = "<html>" + "x" * 100_000 + "</html>"
+
+    async def upstream(request: web.Request) -> web.Response:
+        return web.Response(status=500, text=page, content_type="text/html")
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=RPC) as r:
+        assert r.status == 500 and await r.text() == page
+    (end,) = p.http("end")
+    assert end.truncated and end.body is not None and len(end.body) == 64 * 1024
+    assert p.msgs("s2c") == []
+
+
+async def test_notification_202_and_get_delete(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        if request.method == "POST":
+            return web.Response(status=202)
+        if request.method == "DELETE":
+            return web.Response(status=200)
+        return web.Response(status=405)
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        async with client.post(
+            p.url + "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        ) as r:
+            assert r.status == 202
+        async with client.get(p.url + "/mcp", headers={"Mcp-Session-Id": "S"}) as r:
+            assert r.status == 405
+        async with client.delete(p.url + "/mcp", headers={"Mcp-Session-Id": "S"}) as r:
+            assert r.status == 200
+    assert [r.method for r in p.http("request")] == ["POST", "GET", "DELETE"]
+    assert [r.status for r in p.http("response")] == [202, 405, 200]
+
+
+async def test_oauth_metadata_names_the_proxy(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.Response:
+        origin = f"http://{request.headers['Host']}"
+        if request.path.startswith("/.well-known/oauth-protected-resource"):
+            return web.json_response(
+                {"resource": origin + "/mcp", "authorization_servers": ["https://auth.example"]}
+            )
+        return web.Response(
+            status=401,
+            headers={
+                "WWW-Authenticate": f'Bearer resource_metadata="{origin}'
+                '/.well-known/oauth-protected-resource/mcp"'
+            },
+        )
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        async with client.post(p.url + "/mcp", json=RPC) as r:
+            assert r.status == 401
+            challenge = r.headers["WWW-Authenticate"]
+        assert f'resource_metadata="{p.url}/.well-known/' in challenge
+        async with client.get(p.url + "/.well-known/oauth-protected-resource/mcp") as r:
+            document = await r.json()
+    assert document["resource"] == p.url + "/mcp"
+    assert document["authorization_servers"] == ["https://auth.example"]
+
+
+async def test_hundred_concurrent_streams(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        message = await request.json()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await asyncio.sleep(0.2)
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+        await response.write(b"data: " + json.dumps(answer).encode() + b"\n\n")
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+
+    async def call(i: int) -> int:
+        async with client.post(p.url + "/mcp", json={**RPC, "id": i}) as r:
+            text = await r.text()
+            return int(json.loads(text.split("data: ", 1)[1])["id"])
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as client:
+        ids = await asyncio.gather(*(call(i) for i in range(100)))
+    assert sorted(ids) == list(range(100))
+    assert len(p.msgs("s2c")) == 100 and len(p.msgs("c2s")) == 100
+    assert {e.reason for e in p.http("end")} == {"complete"}
