@@ -26,9 +26,10 @@ from inspector.analysis.conversation import Conversation
 from inspector.analysis.flow import Entry, Flow
 from inspector.analysis.peek import PeekEnvelope, Peeker
 from inspector.jsonrpc import MessageDecoder, classify
-from inspector.records import AnyRecord, Event, Header, Http, Msg, Record, SeqRecord, wire_bytes
+from inspector.records import AnyRecord, Header, Http, Msg, Record, SeqRecord, wire_bytes
 
 DEFAULT_TIMEOUT = 60.0
+DROPPED = Msg(dir="c2s", ch="", raw="")  # stands in for the bytes of a forgotten message
 EXPIRY_CHECK = 0.5  # seconds of capture time between looks for overdue requests
 ORIGIN = "http:origin"
 
@@ -74,6 +75,7 @@ class Analyzer:
         self._peeker = Peeker()
         self._exchanges: dict[str, _Exchange] = {}
         self._flow_count = 0
+        self._forget: list[Flow] = []
         self._now = 0.0
 
     # -- input ------------------------------------------------------------------
@@ -89,8 +91,6 @@ class Analyzer:
                 listener.on_record(record, None)
             if isinstance(record, Http):
                 self._http(record)
-            elif isinstance(record, Event) and record.event == "exit":
-                self.close_all()
         else:
             return
         if record.t - self._now >= EXPIRY_CHECK:
@@ -156,6 +156,8 @@ class Analyzer:
         flow = conversation.handle(entry, parts)
         for listener in self.listeners:
             listener.on_message(entry, flow, conversation)
+        if self._forget:
+            self._forget_bytes()
 
     def _new_flow(self, conversation: str, sender: str, method: str | None) -> Flow:
         self._flow_count += 1
@@ -168,6 +170,17 @@ class Analyzer:
         conversation = self.conversations[flow.conversation]
         for listener in self.listeners:
             listener.on_flow_end(flow, conversation)
+        if self.flows is None:
+            self._forget.append(flow)
+
+    def _forget_bytes(self) -> None:
+        """Streaming: once every listener has seen an ended flow (its last message
+        included), the bounded window of recent flows keeps their ids for late
+        answers, not their bytes."""
+        for flow in self._forget:
+            for entry in flow.entries:
+                entry.record = DROPPED
+        self._forget.clear()
 
     def _advance(self, t: float) -> None:
         self._now = max(self._now, t)
@@ -216,16 +229,6 @@ class Analyzer:
             for listener in self.listeners:
                 listener.on_record(record, conversation)
             self._message(record, conversation)
-
-    # -- views --------------------------------------------------------------------
-    def open_flows(self) -> list[Flow]:
-        seen: dict[int, Flow] = {}
-        for conversation in self.conversations.values():
-            for flow, _ in conversation.in_flight.values():
-                seen[flow.number] = flow
-            for flow in conversation.awaiting_retry:
-                seen[flow.number] = flow
-        return sorted(seen.values(), key=lambda f: f.number)
 
 
 def _session(headers: list[tuple[str, str]] | None) -> str | None:

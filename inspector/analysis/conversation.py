@@ -37,9 +37,9 @@ class Conversation:
         self.declared = Declared()
         self._new_flow = new_flow
         self._ended = ended
-        self.in_flight: dict[tuple[str, Any], tuple[Flow, Attempt]] = {}
+        self.in_flight: dict[tuple[Any, ...], tuple[Flow, Attempt]] = {}
         # answered, cancelled or overdue requests, still pairable for a while
-        self.recent: OrderedDict[tuple[str, Any], tuple[Flow, Attempt]] = OrderedDict()
+        self.recent: OrderedDict[tuple[Any, ...], tuple[Flow, Attempt]] = OrderedDict()
         self.progress: dict[Any, Flow] = {}
         self.recent_progress: OrderedDict[Any, Flow] = OrderedDict()
         self.subscriptions: dict[Any, Flow] = {}
@@ -47,6 +47,7 @@ class Conversation:
         self.channel_flows: dict[str, Flow] = {}
         self.message_count = 0
         self.closed = False
+        self.shared_origin = key == "http:origin"
 
     @property
     def era(self) -> str | None:
@@ -87,22 +88,39 @@ class Conversation:
         else:
             self.awaiting_retry.remove(flow)
             flow.status = "pending"
+            flow.timed_out = False  # the retry is a new attempt, with its own clock
         flow.attempts.append(attempt)
         meta = params.meta
         if meta is not None:
             if meta.client_capabilities is not UNSET:
                 flow.client_capabilities = meta.client_capabilities
             if meta.progress_token is not UNSET:
-                attempt.progress_token = id_key(meta.progress_token)
+                # Each side's requests have their own tokens: key by the requester.
+                attempt.progress_token = (entry.dir, id_key(meta.progress_token))
                 self.progress[attempt.progress_token] = flow
-        key = (entry.dir, id_key(entry.id))
-        self.in_flight[key] = (flow, attempt)
+        key = self._key(entry.dir, entry.id, entry.ch)
+        earlier = self.in_flight.pop(key, None)
+        if earlier is not None:
+            # The same id while the first is still in flight (id.reused): an answer can
+            # only be paired with the newer request, so the older one ends unanswered.
+            self._retire(key, *earlier)
+            earlier[0].status = "unanswered"
+            self._end(earlier[0])
+        self.in_flight[key] = (flow, attempt)  # re-inserted last: expiry relies on order
         if entry.method == "subscriptions/listen":
             self.subscriptions[id_key(entry.id)] = flow
-        if self.transport == "http":
+        if self.transport == "http" and entry.dir == "c2s":
             self.channel_flows[entry.ch] = flow
         entry.flow = flow.number
         return flow
+
+    def _key(self, requester: str, msg_id: Any, channel: str) -> tuple[Any, ...]:
+        """How a request is found again. Modern HTTP traffic of one origin may come
+        from several clients with the same ids; each answer comes back on its own
+        exchange, so there the exchange is part of the key."""
+        if self.shared_origin and requester == "c2s":
+            return (requester, id_key(msg_id), channel)
+        return (requester, id_key(msg_id))
 
     def _retry_target(self, entry: Entry, params: ParamsPeek) -> Flow | None:
         """The ``input_required`` flow this request retries, if it is a retry."""
@@ -133,7 +151,7 @@ class Conversation:
         method = entry.method
         flow: Flow | None = None
         if method == "notifications/progress":
-            token = id_key(params.progress_token)
+            token = (OTHER_SIDE.get(entry.dir, ""), id_key(params.progress_token))
             flow = self.progress.get(token) or self.recent_progress.get(token)
             if flow is not None:
                 flow.progress_count += 1
@@ -157,25 +175,33 @@ class Conversation:
 
     def _log_owner(self) -> Flow | None:
         """On stdio: the one in-flight client request that can own a log message."""
-        candidates = [f for (d, _), (f, _) in self.in_flight.items() if d == "c2s"]
+        candidates = [
+            f
+            for key, (f, _) in self.in_flight.items()
+            if key[0] == "c2s" and f.method != "subscriptions/listen"
+        ]
         if len(candidates) == 1:
             return candidates[0]
         return None
 
     def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
         target_key = id_key(params.request_id)
-        found = self.in_flight.get((entry.dir, target_key))
-        if found is None:  # a server tearing down the client's listen stream
-            other = self.in_flight.get((OTHER_SIDE.get(entry.dir, ""), target_key))
-            if other is not None and other[0].method == "subscriptions/listen":
-                found = other
-                target = (OTHER_SIDE[entry.dir], target_key)
-            else:
-                target = (entry.dir, target_key)
-        else:
-            target = (entry.dir, target_key)
+        target = (entry.dir, target_key)
+        found = self.in_flight.get(target)
+        earlier = None if found is not None else self.recent.get(target)
+        if found is None and earlier is None:
+            # A server tearing down the client's listen stream (before or after its result)
+            other = (OTHER_SIDE.get(entry.dir, ""), target_key)
+            for table in (self.in_flight, self.recent):
+                hit = table.get(other)
+                if hit is not None and hit[0].method == "subscriptions/listen":
+                    target = other
+                    if table is self.in_flight:
+                        found = hit
+                    else:
+                        earlier = hit
+                    break
         if found is None:
-            earlier = self.recent.get(target)
             if earlier is None:
                 return self._alone(entry, "notification")
             flow = earlier[0]
@@ -192,7 +218,7 @@ class Conversation:
         return flow
 
     def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
-        key = (OTHER_SIDE.get(entry.dir, ""), id_key(entry.id))
+        key = self._key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
         found = self.in_flight.pop(key, None)
         if found is None:
             earlier = self.recent.get(key)
@@ -240,7 +266,7 @@ class Conversation:
             flow.status = "complete"
         self._end(flow)
 
-    def _retire(self, key: tuple[str, Any], flow: Flow, attempt: Attempt) -> None:
+    def _retire(self, key: tuple[Any, ...], flow: Flow, attempt: Attempt) -> None:
         self.in_flight.pop(key, None)
         self.recent[key] = (flow, attempt)
         if len(self.recent) > RECENT_LIMIT:
@@ -272,6 +298,8 @@ class Conversation:
         flow = self.channel_flows.pop(channel, None)
         if not client_closed or flow is None or flow.status != "pending":
             return
+        if self.declared.era != "modern":
+            return  # 2025-11-25: a disconnect SHOULD NOT be read as a cancellation
         for key, (owner, attempt) in list(self.in_flight.items()):
             if owner is flow:
                 self._retire(key, flow, attempt)

@@ -27,8 +27,6 @@ import msgspec
 from inspector.jsonrpc import Message, MessageDecoder
 from inspector.records import Msg, wire_bytes
 
-OPEN_STATUSES = frozenset({"pending", "input_required"})
-
 
 class Entry(msgspec.Struct, gc=False):
     seq: int
@@ -116,10 +114,6 @@ class Flow:
     def chain(self) -> list[Any]:
         """The ids of an MRTR chain (empty for a single request)."""
         return self.ids if len(self.attempts) > 1 else []
-
-    @property
-    def is_open(self) -> bool:
-        return self.status in OPEN_STATUSES
 
     @property
     def request(self) -> Entry | None:

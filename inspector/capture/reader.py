@@ -71,7 +71,7 @@ class CaptureReader:
     ) -> Iterator[AnyRecord]:
         """Yield every record after the header (the header is in :attr:`header`)."""
         with self._open() as stream:
-            tail = b""
+            pieces: list[bytes] = []  # an unfinished line, kept in pieces: no re-scans
             last_data = time.monotonic()
             while True:
                 try:
@@ -82,10 +82,13 @@ class CaptureReader:
                     follow = False
                 if chunk:
                     last_data = time.monotonic()
-                    body = tail + chunk
-                    cut = body.rfind(b"\n") + 1
-                    tail = body[cut:]
-                    yield from self._decode_block(body[:cut])
+                    cut = chunk.rfind(b"\n") + 1
+                    if not cut:
+                        pieces.append(chunk)
+                        continue
+                    block = b"".join([*pieces, chunk[:cut]]) if pieces else chunk[:cut]
+                    pieces = [chunk[cut:]] if cut < len(chunk) else []
+                    yield from self._decode_block(block)
                     continue
                 if not follow:
                     break
@@ -94,6 +97,7 @@ class CaptureReader:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     break
                 time.sleep(poll_interval)
+            tail = b"".join(pieces)
             if tail.strip():
                 self.problems.append(
                     f"line {self._line_no + 1}: incomplete last line ({len(tail)} bytes) ignored"

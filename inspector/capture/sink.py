@@ -60,7 +60,8 @@ class FileSink:
                     return
                 data = self._queue.popleft()
             try:
-                self._write(data)
+                if self.error is None:  # after a failed write, a torn line must stay last
+                    self._write(data)
             except OSError as exc:
                 self.error = exc
             with self._cond:

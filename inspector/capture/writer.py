@@ -111,8 +111,9 @@ class CaptureWriter:
                 record.t = now
             if self.redact and isinstance(record, Http) and record.headers:
                 record.headers = redact_headers(record.headers, self._redacted_names)
-        self._next_seq = seq
-        self._buffer += self._encoder.encode_lines(records)
+        encoded = self._encoder.encode_lines(records)
+        self._next_seq = seq  # only once encoded: a failed batch leaves no gap in seq
+        self._buffer += encoded
         if len(self._buffer) >= self._max_buffer:
             self.flush()
 

@@ -1,26 +1,43 @@
 """Live analysis for a proxy: flow lines and spec flags while the traffic flows.
 
-The proxy hands every record it wrote to :meth:`LiveAnalysis.feed` (after
-forwarding). Flows are correlated; with checks on, every rule runs and each
-violation is appended to the capture as a ``violation`` record and printed
-on stderr as one line::
+The analysis runs in a worker process (:mod:`inspector.cli.live_worker`)
+that follows the capture the proxy writes, so that it never sits on the
+relay's path. :class:`LiveChecks` starts it, turns each violation it reports
+into a ``violation`` record in the capture and one line on stderr::
 
     mcpeek: ERROR result.result-type-missing tools/call id 4: result has no resultType  <url>
 
-This module wires the core to the rules, so it belongs to the CLI.
+and, when the traffic is over, lets it finish reading and waits for its last
+findings before the capture is closed. This module wires the core to the
+rules, so it belongs to the CLI.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-from inspector.analysis import AnalysisListener, Analyzer
+import msgspec
+
 from inspector.capture.writer import CaptureWriter
-from inspector.records import Record, Violation
-from inspector.views.flowline import FlowPrinter
+from inspector.proxy.console import Console
+from inspector.records import Violation
+
+FINISH_TIMEOUT = 60.0  # seconds the worker gets to catch up once the traffic is over
+FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
+PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
+T = TypeVar("T")
 
 
-class LiveAnalysis:
+class _Finding(msgspec.Struct):
+    flow: str | None = None
+    violation: dict[str, object] | None = None
+
+
+class LiveChecks:
     def __init__(
         self,
         writer: CaptureWriter,
@@ -30,37 +47,55 @@ class LiveAnalysis:
         flows: bool,
         spec: str | None = None,
     ) -> None:
-        listeners: list[AnalysisListener] = []
-        self.violations = 0
         self._writer = writer
         self._say = say
+        self._args = [str(writer.path)]
         if flows:
-            listeners.append(FlowPrinter(say))
-        if checks:
-            from rules.engine import RuleEngine
+            self._args.append("--flows")
+        if not checks:
+            self._args.append("--no-check")
+        if spec:
+            self._args += ["--spec", spec]
+        self.active = checks or flows
+        self.violations = 0
+        self._printed: dict[str, int] = {}
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._decoder = msgspec.json.Decoder(_Finding)
 
-            listeners.append(RuleEngine(self._report, spec=spec))
-        self.analyzer = Analyzer(listeners) if listeners else None
-        if self.analyzer is not None:
-            self.analyzer.feed(writer.header)  # the transport decides how to route messages
+    async def start(self) -> None:
+        if not self.active:
+            return
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "inspector.cli.live_worker",
+                *self._args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:
+            self._say(f"live checks unavailable: {exc}; run mcpeek lint on the capture")
+            return
+        self._reader = asyncio.get_running_loop().create_task(self._read())
 
-    @property
-    def active(self) -> bool:
-        return self.analyzer is not None
+    async def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        while line := await self._process.stdout.readline():
+            try:
+                finding = self._decoder.decode(line)
+            except msgspec.MsgspecError:
+                continue
+            if finding.flow is not None:
+                self._say(finding.flow)
+            elif finding.violation is not None:
+                self._report(finding.violation)
 
-    def feed(self, record: Record) -> None:
-        if self.analyzer is not None:
-            self.analyzer.feed(record)
-
-    def finish(self) -> None:
-        """The traffic is over: end what is open (its violations still reach the capture)."""
-        if self.analyzer is not None:
-            self.analyzer.finish()
-
-    def _report(self, reported: object) -> None:
+    def _report(self, item: dict[str, object]) -> None:
         from rules.engine import Reported, flag_line
 
-        assert isinstance(reported, Reported)
+        reported = msgspec.convert(item, Reported)
         self.violations += 1
         if not self._writer.closed:
             self._writer.write(
@@ -73,3 +108,58 @@ class LiveAnalysis:
                 )
             )
         self._say(flag_line(reported))
+
+    async def finish(self, timeout: float = FINISH_TIMEOUT) -> None:
+        """The traffic is over and on disk: let the worker read the rest and report."""
+        process = self._process
+        if process is None or self._reader is None:
+            return
+        assert process.stdin is not None
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+            await asyncio.wait_for(process.wait(), 5)
+        except TimeoutError:
+            self._say("live checks did not finish in time; run mcpeek lint on the capture")
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            self._reader.cancel()
+            await process.wait()
+
+
+async def record_while(
+    writer: CaptureWriter,
+    live: LiveChecks,
+    main: Callable[[], Awaitable[T]],
+    on_error: Callable[[BaseException], None],
+    console: Console,
+) -> T:
+    """Run a proxy's ``main`` with its capture flushed every 50 ms, stderr written
+    through the loop and the live checks beside it; when ``main`` is done, the
+    checks get to finish reading before stderr goes back to plain writes."""
+
+    async def flush_forever() -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL)
+            if writer.pending_bytes:
+                try:
+                    writer.flush()
+                except OSError as exc:  # reported; the relay goes on without a capture
+                    on_error(exc)
+                    return
+
+    flusher = asyncio.get_running_loop().create_task(flush_forever())
+    await console.attach()
+    try:
+        await live.start()
+        result = await main()
+        try:
+            writer.flush()
+        except OSError as exc:
+            on_error(exc)
+        await live.finish()
+        return result
+    finally:
+        flusher.cancel()
+        await console.detach()

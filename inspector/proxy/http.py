@@ -20,6 +20,7 @@ deprecated HTTP+SSE transport's ``endpoint`` event gets the same treatment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections.abc import Callable, Sequence
 from urllib.parse import urlsplit
@@ -88,6 +89,7 @@ class HttpRelay:
         self.public_origin = ""  # set once listening: http://127.0.0.1:PORT
         self._ids = itertools.count(1)
         self._session: aiohttp.ClientSession | None = None
+        self._active: set[asyncio.Task[object]] = set()
 
     async def __aenter__(self) -> HttpRelay:
         self._session = aiohttp.ClientSession(
@@ -101,6 +103,13 @@ class HttpRelay:
     async def __aexit__(self, *exc: object) -> None:
         if self._session is not None:
             await self._session.close()
+
+    async def close_exchanges(self) -> None:
+        """Shutting down: end every open exchange (recorded as ``client-closed``)."""
+        tasks = list(self._active)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_REQUEST_BODY)
@@ -128,11 +137,17 @@ class HttpRelay:
             self.emit(records)
             return self._refuse(x, refusal)
         self.emit(records)
+        task = asyncio.current_task()
+        if task is not None:
+            self._active.add(task)
         try:
             return await self._forward(request, x, body)
         except asyncio.CancelledError:
             self.emit([Http(x=x, phase="end", reason="client-closed")])
             raise
+        finally:
+            if task is not None:
+                self._active.discard(task)
 
     def _refuse(self, x: str, reason: str) -> web.Response:
         text = f"mcpeek: forbidden: {reason}\n"
@@ -235,7 +250,8 @@ class HttpRelay:
             reason = "client-closed"
         recorder.finish(reason)
         if reason == "complete":
-            await response.write_eof()
+            with contextlib.suppress(ConnectionResetError):
+                await response.write_eof()
         return response
 
 

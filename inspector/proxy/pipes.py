@@ -9,6 +9,7 @@ blocking writes (stdout), behind the same small interface.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import stat
@@ -49,6 +50,36 @@ def is_stream_fd(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
+def widen_transport_pipe(transport: Any) -> None:
+    """:func:`widen_pipe` for an asyncio pipe transport that may already be closed
+    (a server that exits at once closes its pipes before we get to them)."""
+    if transport is None or transport.is_closing():
+        return
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        widen_pipe(transport.get_extra_info("pipe").fileno())
+
+
+def printable(arg: str) -> str:
+    """A command-line argument as text, even when it holds bytes that are not UTF-8."""
+    return os.fsencode(arg).decode("utf-8", "backslashreplace")
+
+
+def keep_blocking_modes(fds: tuple[int, ...]) -> dict[int, bool]:
+    """The blocking mode of each fd, to restore at exit: asyncio makes our stdin and
+    stdout non-blocking, and a terminal shared with the shell must not stay so."""
+    modes = {}
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            modes[fd] = os.get_blocking(fd)
+    return modes
+
+
+def restore_blocking_modes(modes: dict[int, bool]) -> None:
+    for fd, blocking in modes.items():
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, blocking)
+
+
 def widen_reads(transport: Any) -> None:
     """Read up to a whole widened pipe per wake-up (asyncio reads 256 KiB by default)."""
     if hasattr(transport, "max_size"):
@@ -77,7 +108,12 @@ async def connect_writer(
 
 
 class ThreadReader:
-    """Reads a regular file (or a closed fd) in a thread, honouring pause/resume."""
+    """Reads a regular file (or a closed fd) in a thread, honouring pause/resume.
+
+    One chunk at a time: the thread reads the next chunk only once the loop
+    has taken the last one and reading is not paused, so a huge file cannot
+    pile up in memory ahead of a slow server.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, protocol: asyncio.Protocol):
         self._loop = loop
@@ -85,8 +121,15 @@ class ThreadReader:
         self._protocol = protocol
         self._running = threading.Event()
         self._running.set()
+        self._taken = threading.Event()
         self._closing = False
         threading.Thread(target=self._pump, name="mcpeek-stdin", daemon=True).start()
+
+    def _deliver(self, chunk: bytes) -> None:
+        try:
+            self._protocol.data_received(chunk)
+        finally:
+            self._taken.set()
 
     def _pump(self) -> None:
         while not self._closing:
@@ -97,7 +140,9 @@ class ThreadReader:
                 chunk = b""
             if not chunk:
                 break
-            self._loop.call_soon_threadsafe(self._protocol.data_received, chunk)
+            self._taken.clear()
+            self._loop.call_soon_threadsafe(self._deliver, chunk)
+            self._taken.wait()
         if not self._closing:
             self._loop.call_soon_threadsafe(self._protocol.eof_received)
 

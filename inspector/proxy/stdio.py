@@ -34,8 +34,12 @@ from inspector.proxy.pipes import (
     BlockingWriter,
     connect_reader,
     connect_writer,
+    keep_blocking_modes,
+    printable,
+    restore_blocking_modes,
     widen_pipe,
     widen_reads,
+    widen_transport_pipe,
 )
 from inspector.proxy.tap import StdioTap
 
@@ -104,6 +108,7 @@ class _ClientOut(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
+        self.relay.client_out_lost()
 
 
 class StdioRelay:
@@ -138,6 +143,10 @@ class StdioRelay:
         self._client_eof_seen = False
         self._escalation: asyncio.Task[None] | None = None
         self.spawned = False
+        self._closing_client_out = False  # we closed it (vs. the client going away)
+        self._server_out_paused = False
+        self._last_server_data = 0.0
+        self.undelivered = 0  # bytes of server output the client was gone for
 
     # -- forwarding: write first, observe second -------------------------------
     def from_client(self, data: bytes) -> None:
@@ -146,11 +155,15 @@ class StdioRelay:
         self._observe(self.tap.data, "c2s", data)
 
     def from_server(self, data: bytes) -> None:
+        self._last_server_data = asyncio.get_running_loop().time()
         if self._client_out is not None and not self._client_out.is_closing():
             self._client_out.write(data)
+        else:
+            self.undelivered += len(data)
         self._observe(self.tap.data, "s2c", data)
 
     def from_server_stderr(self, data: bytes) -> None:
+        self._last_server_data = asyncio.get_running_loop().time()
         self.console.passthrough(data)
         self._observe(self.tap.stderr, data)
 
@@ -165,10 +178,26 @@ class StdioRelay:
     def pause(self, transport: Any) -> None:
         if transport is not None and not transport.is_closing():
             transport.pause_reading()
+            if transport is self.server_out:
+                self._server_out_paused = True
+                self._last_server_data = asyncio.get_running_loop().time()
 
     def resume(self, transport: Any) -> None:
         if transport is not None and not transport.is_closing():
             transport.resume_reading()
+            if transport is self.server_out:
+                self._server_out_paused = False
+                # The idle clock restarts: the pause was the client's, not the server's.
+                self._last_server_data = asyncio.get_running_loop().time()
+
+    def client_out_lost(self) -> None:
+        """Our stdout closed. If the client went away, let the server find out (EPIPE)
+        as it would without mcpeek, instead of reading and dropping its output."""
+        if self._closing_client_out:
+            return
+        self._observe(self.tap.event, "note", message="the client closed mcpeek's stdout")
+        if self.server_out is not None and not self.server_out.is_closing():
+            self.server_out.close()
 
     # -- endings --------------------------------------------------------------
     def client_eof(self) -> None:
@@ -183,20 +212,31 @@ class StdioRelay:
             self._escalation = asyncio.get_running_loop().create_task(self._escalate())
 
     async def _escalate(self) -> None:
+        """Grace, SIGTERM, grace, SIGKILL. The grace only runs while the server is free
+        to exit: time it spends blocked on output the client has not read yet is the
+        client's, and does not count."""
         assert self._exited is not None
+        loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                await asyncio.wait_for(asyncio.shield(self._exited), self.grace)
-                return
-            except TimeoutError:
-                self._observe(self.tap.event, "note", message=f"sending {sig.name} to the server")
-                self._signal_server(sig)
+            waited = 0.0
+            while waited < self.grace:
+                started = loop.time()
+                step = min(0.1, self.grace - waited)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._exited), step)
+                if self._exited.done():
+                    return
+                if not self._server_out_paused:
+                    waited += loop.time() - started
+            self._observe(self.tap.event, "note", message=f"sending {sig.name} to the server")
+            self._signal_server(sig)
 
     def server_pipe_closed(self, fd: int) -> None:
         if fd == 1:
             self._observe(self.tap.eof, "s2c")
             self._observe(self.tap.event, "server-eof")
             if self._client_out is not None:
+                self._closing_client_out = True
                 self._client_out.close()
         elif fd == 2:
             self._observe(self.tap.eof, "stderr")
@@ -247,29 +287,53 @@ class StdioRelay:
             return SPAWN_FAILED
         self._process = transport
         self.spawned = True
+        try:
+            return await self._relay(loop, transport)
+        except BaseException:
+            self._signal_server(signal.SIGKILL)  # never leave the server orphaned
+            raise
+        finally:
+            transport.close()
+
+    async def _relay(
+        self, loop: asyncio.AbstractEventLoop, transport: asyncio.SubprocessTransport
+    ) -> int:
         self._server_in = transport.get_pipe_transport(0)
         self.server_out = transport.get_pipe_transport(1)
         for pipe in (self._server_in, self.server_out):
-            widen_pipe(pipe.get_extra_info("pipe").fileno())
+            widen_transport_pipe(pipe)
         widen_reads(self.server_out)
         widen_pipe(self.stdin_fd)
         widen_pipe(self.stdout_fd)
         self._observe(self.tap.event, "spawn", pid=transport.get_pid())
 
         client_out_proto = _ClientOut(self)
+        modes = keep_blocking_modes((self.stdin_fd, self.stdout_fd))
+        server_err = transport.get_pipe_transport(2)
+        # A stderr nobody drains slows the server's stderr, as without mcpeek; it
+        # must never stall the relay of stdin and stdout.
+        self.console.follow_backpressure(
+            lambda: self.pause(server_err), lambda: self.resume(server_err)
+        )
+        try:
+            return await self._relay_client(loop, transport, client_out_proto)
+        finally:
+            restore_blocking_modes(modes)
+
+    async def _relay_client(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        transport: asyncio.SubprocessTransport,
+        client_out_proto: _ClientOut,
+    ) -> int:
         self._client_out = await connect_writer(loop, self.stdout_fd, lambda: client_out_proto)
         self.client_in = await connect_reader(loop, self.stdin_fd, lambda: _ClientIn(self))
         widen_reads(self.client_in)
         for sig in FORWARDED_SIGNALS:
             loop.add_signal_handler(sig, self._forward_signal, sig)
         try:
-            await self._exited
-            # A grandchild may hold the pipes open: don't wait for it forever.
-            try:
-                await asyncio.wait_for(asyncio.shield(self._pipes_done), 2.0)
-            except TimeoutError:
-                for fd in list(self._open_server_pipes):
-                    self.server_pipe_closed(fd)
+            await self._exited  # type: ignore[misc]
+            await self._drain_server(loop)
         finally:
             for sig in FORWARDED_SIGNALS:
                 loop.remove_signal_handler(sig)
@@ -282,27 +346,47 @@ class StdioRelay:
         else:
             self._observe(self.tap.event, "exit", code=code)
         await self._close_client(client_out_proto)
-        transport.close()
+        if self.undelivered:
+            self.console.say(
+                f"the client went away before {self.undelivered} bytes of the "
+                "server's output could reach it (they are in the capture)"
+            )
         return 128 - code if code < 0 else code
+
+    async def _drain_server(self, loop: asyncio.AbstractEventLoop) -> None:
+        """After the exit, read what the server left in its pipes. A grandchild may hold
+        them open: stop after 2 s without data, unless the client is the one holding
+        things up (reading paused by back-pressure), which is worth waiting for."""
+        assert self._pipes_done is not None
+        while not self._pipes_done.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._pipes_done), 0.5)
+            idle = loop.time() - self._last_server_data
+            if not self._pipes_done.done() and not self._server_out_paused and idle > 2.0:
+                for fd in list(self._open_server_pipes):
+                    if fd == 1 and self.server_out is not None:
+                        self.server_out.close()
+                    self.server_pipe_closed(fd)
 
     async def _close_client(self, client_out_proto: _ClientOut) -> None:
         if self._client_out is not None:
+            self._closing_client_out = True
             self._client_out.close()
             if not isinstance(self._client_out, BlockingWriter):
-                # Let the last bytes drain to the client, but not forever.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(client_out_proto.closed, 5.0)
+                # Every byte reaches the client, however slowly it reads (as it would
+                # from the server itself); it ends early only if the client goes away.
+                await client_out_proto.closed
         if self.client_in is not None:
             self.client_in.close()
 
 
 def _spawn_error(command: Sequence[str], exc: BaseException) -> str:
-    name = command[0] if command else "''"
+    name = printable(command[0]) if command else "''"
+    if command and os.path.isdir(command[0]):
+        return f"cannot start the server: {name}: is a directory"
     if isinstance(exc, FileNotFoundError):
         return f"cannot start the server: {name}: command not found"
     if isinstance(exc, PermissionError):
         return f"cannot start the server: {name}: permission denied"
-    if isinstance(exc, OSError) and os.path.isdir(name):
-        return f"cannot start the server: {name}: is a directory"
     detail = getattr(exc, "strerror", None) or str(exc)
     return f"cannot start the server: {name}: {detail}"

@@ -48,7 +48,10 @@ def flow_json(flow: Flow) -> FlowJson:
 
 
 def clock(t: float) -> str:
-    local = time.localtime(t)
+    try:
+        local = time.localtime(t)
+    except (OverflowError, OSError, ValueError):  # a capture's t is data, not a promise
+        return f"t={t!r}"
     return time.strftime("%H:%M:%S", local) + f".{int((t % 1) * 1000):03d}"
 
 

@@ -44,6 +44,7 @@ def main() -> int:
 
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        write_all(2, b"byte_server: armed\n")  # tests wait for this before closing stdin
     if args.on_term_exit is not None:
 
         def on_term(signum: int, _frame: object) -> None:
@@ -52,6 +53,7 @@ def main() -> int:
 
         signal.signal(signal.SIGTERM, on_term)
         signal.signal(signal.SIGINT, on_term)
+        write_all(2, b"byte_server: armed\n")  # tests wait for this before signalling
 
     def receive() -> None:
         with open(args.recv_to or os.devnull, "wb") as sink:

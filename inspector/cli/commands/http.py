@@ -20,7 +20,7 @@ from aiohttp import web
 
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
-from inspector.cli.live import LiveAnalysis
+from inspector.cli.live import LiveChecks, record_while
 from inspector.paths import default_capture_path
 from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
@@ -29,7 +29,6 @@ from inspector.proxy.http import HttpRelay
 from inspector.records import Event
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
-FLUSH_INTERVAL = 0.05
 
 
 class HttpCommand(Command):
@@ -118,21 +117,28 @@ class HttpCommand(Command):
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
         console = Console(quiet=args.quiet)
-        live = LiveAnalysis(writer, console.say, checks=not args.no_check, flows=True)
-        recorder = Recorder(
-            writer,
-            [live.feed],
-            on_error=lambda exc: console.say(
-                f"internal error while recording ({type(exc).__name__}: {exc})", force=True
-            ),
-        )
+        live = LiveChecks(writer, console.say, checks=not args.no_check, flows=True)
+
+        def internal_error(exc: BaseException) -> None:
+            console.say(f"internal error while recording ({type(exc).__name__}: {exc})", force=True)
+
+        recorder = Recorder(writer, [], on_error=internal_error)
         try:
-            asyncio.run(_serve(args, host, port, upstream, recorder, console, writer))
-            live.finish()
+            asyncio.run(
+                record_while(
+                    writer,
+                    live,
+                    lambda: _serve(args, host, port, upstream, recorder, console),
+                    internal_error,
+                )
+            )
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            writer.close()
+            try:
+                writer.close()
+            except OSError as exc:
+                console.say(f"could not finish the capture {path}: {exc}", force=True)
         console.say(f"capture saved to {path}")
         console.close()
         return 0
@@ -145,7 +151,6 @@ async def _serve(
     upstream: str,
     recorder: Recorder,
     console: Console,
-    writer: CaptureWriter,
 ) -> None:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -173,15 +178,8 @@ async def _serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
 
-        async def flush_forever() -> None:
-            while True:
-                await asyncio.sleep(FLUSH_INTERVAL)
-                if writer.pending_bytes:
-                    writer.flush()
-
-        flusher = loop.create_task(flush_forever())
         try:
             await stop.wait()
         finally:
-            flusher.cancel()
+            await relay.close_exchanges()
             await runner.cleanup()

@@ -10,6 +10,7 @@ when one does, 2 when a file cannot be read or the command line is wrong.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -81,7 +82,7 @@ class LintCommand(Command):
         unknown = [r for r in args.ignore if r not in catalog]
         if unknown:
             raise UsageError(f"--ignore: no such rule {', '.join(unknown)} (see: mcpeek rules)")
-        if args.timeout <= 0:
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be positive")
         floor = SEVERITY_ORDER[args.min_severity]
         results: list[FileResult] = []

@@ -12,6 +12,8 @@ JSON:  {"flow":1,"method":"tools/call","name":"get_weather","ids":[3],"status":"
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -47,7 +49,7 @@ class ShowCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
-        if args.timeout <= 0:
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be positive")
         printer = FlowPrinter(sys.stdout, args.format)
         analyzer = Analyzer([printer], timeout=args.timeout)
@@ -60,19 +62,21 @@ class ShowCommand(Command):
             return ended
 
         try:
-            for record in reader.records(follow=args.follow, stop=stop):
-                if analyzer.header is None and reader.header is not None:
-                    analyzer.feed(reader.header)
-                analyzer.feed(record)
-                if isinstance(record, Event) and record.event == "exit":
-                    ended = True
+            try:
+                for record in reader.records(follow=args.follow, stop=stop):
+                    if analyzer.header is None and reader.header is not None:
+                        analyzer.feed(reader.header)
+                    analyzer.feed(record)
+                    if isinstance(record, Event) and record.event == "exit":
+                        ended = True
+            except KeyboardInterrupt:
+                pass
+            analyzer.finish()
         except CaptureError as exc:
             raise UsageError(str(exc)) from None
-        except KeyboardInterrupt:
-            pass
-        except BrokenPipeError:  # `mcpeek show x | head`
+        except BrokenPipeError:  # `mcpeek show x | head`: the reader has seen enough
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-        analyzer.finish()
         for problem in reader.problems:
             print(f"mcpeek: {args.file}: {problem}", file=sys.stderr)
         return 0

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
+import os
 import sys
 from pathlib import Path
 
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
-from inspector.cli.live import LiveAnalysis
+from inspector.cli.live import LiveChecks, record_while
 from inspector.paths import default_capture_path
 from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
+from inspector.proxy.pipes import printable
 from inspector.proxy.stdio import StdioRelay
 from inspector.proxy.tap import StdioTap
-
-FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
 
 
 class StdioCommand(Command):
@@ -81,12 +82,15 @@ class StdioCommand(Command):
             raise UsageError(
                 "stdio needs the server command after --, e.g. mcpeek stdio -- python server.py"
             )
-        if args.grace < 0:
-            raise UsageError("--grace must not be negative")
+        if not math.isfinite(args.grace) or args.grace < 0:
+            raise UsageError("--grace must be a number of seconds, 0 or more")
+        reserve_standard_fds()
         path = args.write or default_capture_path()
         console = Console(quiet=args.quiet)
         try:
-            writer = CaptureWriter(path, transport="stdio", target=command, threaded=True)
+            writer = CaptureWriter(
+                path, transport="stdio", target=[printable(a) for a in command], threaded=True
+            )
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
         # Whatever a library prints must not corrupt the protocol pipe.
@@ -101,10 +105,8 @@ class StdioCommand(Command):
                 reported.add(text)
                 console.say(text, force=True)
 
-        live = LiveAnalysis(
-            writer, console.say, checks=not args.no_check, flows="flows" in args.log
-        )
-        recorder = Recorder(writer, [live.feed] if live.active else [], on_error=internal_error)
+        live = LiveChecks(writer, console.say, checks=not args.no_check, flows="flows" in args.log)
+        recorder = Recorder(writer, [], on_error=internal_error)
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,
@@ -115,13 +117,12 @@ class StdioCommand(Command):
         )
         console.say(f"recording to {path}")
         try:
-            code = asyncio.run(_run_with_flush(relay, writer))
-            try:
-                live.finish()
-            except Exception as exc:
-                internal_error(exc)
+            code = asyncio.run(record_while(writer, live, relay.run, internal_error, console))
         finally:
-            writer.close()
+            try:
+                writer.close()
+            except OSError as exc:  # a full disk must not cost the client the exit code
+                internal_error(exc)
         if relay.spawned:
             count = tap.message_count
             flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"
@@ -133,15 +134,14 @@ class StdioCommand(Command):
         return code
 
 
-async def _run_with_flush(relay: StdioRelay, writer: CaptureWriter) -> int:
-    async def flush_forever() -> None:
-        while True:
-            await asyncio.sleep(FLUSH_INTERVAL)
-            if writer.pending_bytes:
-                writer.flush()
-
-    flusher = asyncio.get_running_loop().create_task(flush_forever())
-    try:
-        return await relay.run()
-    finally:
-        flusher.cancel()
+def reserve_standard_fds() -> None:
+    """Give a closed stdin/stdout/stderr a /dev/null, so that the capture file can
+    never be opened as fd 0, 1 or 2 and receive protocol bytes or log lines."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)

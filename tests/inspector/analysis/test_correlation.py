@@ -322,13 +322,86 @@ def test_invalid_messages_become_orphan_rows() -> None:
     assert flows[0].orphan is not None and flows[0].orphan.kind == "invalid"
 
 
-def test_exit_event_closes_the_conversation() -> None:
+def test_messages_recorded_after_exit_still_correlate() -> None:
+    # The relay records what the server left in its pipes after the exit event.
     b = RecordBuilder()
     b.request("ping", id=1)
     b.event("exit", code=1)
-    b.result(1)  # nothing can arrive after exit, but if it does it is still paired late
+    b.result(1)
+    b.request("ping", id=2)
     flows = flows_of(b)
-    assert flows[0].status == "unanswered" and flows[0].late
+    assert [f.status for f in flows] == ["complete", "unanswered"]
+
+
+def test_id_reused_while_in_flight_ends_the_older_request() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.request("tools/call", {"name": "b"}, id=1)
+    b.result(1)
+    b.result(1)
+    first, second = flows_of(b)
+    assert first.status == "unanswered" and first.name == "a"
+    assert second.status == "complete" and len(second.attempts[0].duplicates) == 1
+
+
+def test_expiry_after_an_id_is_reused() -> None:
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.request("ping", id=2)
+    b.wait(50)
+    b.request("ping", id=1)
+    b.wait(20)
+    b.stderr("tick")
+    flows = analyze(b.records, timeout=60).flows
+    assert flows is not None
+    two = next(f for f in flows if f.ids == [2])
+    assert two.status == "unanswered" and two.timed_out
+
+
+def test_progress_tokens_belong_to_the_requester() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "t"}, id=1, meta={"progressToken": "t"})
+    b.request(
+        "sampling/createMessage", {"messages": []}, id=9, dir="s2c", meta={"progressToken": "t"}
+    )
+    b.notify("notifications/progress", {"progressToken": "t", "progress": 1})  # server → client
+    call, sampling = flows_of(b)
+    assert call.progress_count == 1 and sampling.progress_count == 0
+
+
+def test_mrtr_retry_after_a_timeout_gets_a_fresh_clock() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "d"}, id=1)
+    b.wait(61)
+    b.input_required(1, state="s")
+    b.request("tools/call", {"name": "d", "requestState": "s"}, id=2)
+    b.notify("notifications/cancelled", {"requestId": 2}, dir="c2s")
+    (flow,) = flows_of(b)
+    assert flow.status == "cancelled" and flow.ids == [1, 2]
+
+
+def test_listen_torn_down_after_its_result() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {}}, id=5)
+    b.result(5)
+    b.notify("notifications/cancelled", {"requestId": 5})
+    (flow,) = flows_of(b)
+    assert flow.status == "complete" and flow.cancel is not None
+
+
+def test_streaming_forgets_the_bytes_of_ended_flows() -> None:
+    b = RecordBuilder(modern=True)
+    for i in range(50):
+        b.request("resources/read", {"uri": f"file:///{i}"}, id=i)
+        b.result(i, {"contents": [{"uri": f"file:///{i}", "text": "x" * 100_000}]})
+    analyzer = Analyzer()
+    analyzer.feed_all(b.records)
+    (conv,) = analyzer.conversations.values()
+    kept = sum(
+        len(a.request.wire()) + len(a.response.wire() if a.response else b"")
+        for _, a in conv.recent.values()
+    )
+    assert kept == 0
 
 
 def test_ten_thousand_flows() -> None:

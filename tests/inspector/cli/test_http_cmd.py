@@ -103,3 +103,62 @@ def test_proxy_process_relays_and_saves_a_capture(tmp_path: Path) -> None:
     assert header.transport == "http" and problems == []
     assert [r.dir for r in records if isinstance(r, Msg)] == ["c2s", "s2c"]
     assert any(isinstance(r, Event) and r.event == "listen" for r in records)
+
+
+class _SlowSse(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for _ in range(100):
+                self.wfile.write(b"9\r\n: ping\n\n\n\r\n")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_ctrl_c_with_an_open_stream_ends_it_in_the_capture(tmp_path: Path) -> None:
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _SlowSse)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    port = free_port()
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "http",
+            "--upstream",
+            f"http://127.0.0.1:{upstream.server_port}/mcp",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(capture),
+        ),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        proc.stderr.readline()  # listening
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen"}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", data=body, headers={"Content-Type": "application/json"}
+        )
+        stream = urllib.request.urlopen(request, timeout=10)
+        assert stream.read(6) == b": ping"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        stream.close()
+    finally:
+        upstream.shutdown()
+    assert proc.returncode == 0 and "Traceback" not in err
+    _, records, _ = read_records(capture)
+    ends = [r for r in records if getattr(r, "phase", None) == "end"]
+    assert [e.reason for e in ends] == ["client-closed"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -148,8 +149,12 @@ def test_server_killed_mid_message(tmp_path: Path, capture_path: Path) -> None:
 
 
 def test_client_closes_stdin_server_exits(capture_path: Path) -> None:
+    # A long grace: on a loaded machine the server may take a while, and this test
+    # is about EOF being passed on, not about escalation.
     proc = run(
-        mcpeek_argv("stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py")),
+        mcpeek_argv(
+            "stdio", "--grace", "30", "-w", str(capture_path), "--", *peer_argv("byte_server.py")
+        ),
         stdin=b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
     )
     assert proc.returncode == 0
@@ -160,7 +165,7 @@ def test_client_closes_stdin_server_exits(capture_path: Path) -> None:
 
 
 def test_server_ignoring_sigterm_gets_sigkill(capture_path: Path) -> None:
-    proc = run(
+    proc = subprocess.Popen(
         mcpeek_argv(
             "stdio",
             "--grace",
@@ -170,8 +175,17 @@ def test_server_ignoring_sigterm_gets_sigkill(capture_path: Path) -> None:
             "--",
             *peer_argv("byte_server.py", "--ignore-term"),
         ),
-        timeout=30,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
+    _wait_for(
+        lambda: any(
+            isinstance(r, Stderr) and r.raw == "byte_server: armed"
+            for r in _records_so_far(capture_path)
+        )
+    )
+    proc.communicate(timeout=30)  # closes stdin: EOF, grace, SIGTERM (ignored), SIGKILL
     assert proc.returncode == 128 + signal.SIGKILL
     _, records, _ = read_records(capture_path)
     notes = [e.message for e in events(records) if e.event == "note"]
@@ -193,10 +207,10 @@ def test_sigterm_is_forwarded(capture_path: Path) -> None:
     )
     _wait_for(
         lambda: any(
-            isinstance(r, Event) and r.event == "spawn" for r in _records_so_far(capture_path)
+            isinstance(r, Stderr) and r.raw == "byte_server: armed"
+            for r in _records_so_far(capture_path)
         )
     )
-    time.sleep(0.3)  # let the server install its handler
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 5
@@ -341,3 +355,125 @@ def test_live_flags_are_recorded_and_printed(tmp_path: Path, capture_path: Path)
     )
     assert b"jsonrpc.version" not in proc.stderr
     assert not any(getattr(r, "rule", None) for r in read_records(unchecked)[1])
+
+
+def test_a_server_that_exits_at_once_while_stdin_stays_open(capture_path: Path) -> None:
+    proc = subprocess.Popen(
+        mcpeek_argv("stdio", "-w", str(capture_path), "--", "sh", "-c", "exit 4"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _, err = proc.communicate(timeout=20)  # stdin is closed only after mcpeek exits
+    assert proc.returncode == 4 and b"Traceback" not in err
+
+
+def test_a_slow_client_still_gets_every_byte(tmp_path: Path, capture_path: Path) -> None:
+    send = tmp_path / "send.bin"
+    payload = (
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"p":"' + b"q" * 200 + b'"}}\n'
+    ) * 12_000  # ~2.6 MB, more than every pipe buffer
+    send.write_bytes(payload)
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio",
+            "-q",
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", "--send", str(send)),
+        ),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    time.sleep(4)  # the server has long exited; mcpeek must keep what it could not deliver yet
+    received = proc.stdout.read()
+    proc.wait(timeout=20)
+    assert received == payload
+    _, records, _ = read_records(capture_path)
+    assert stream_bytes(records, "s2c") == payload
+    assert [e.event for e in events(records)].count("server-eof") == 1
+
+
+def test_a_client_that_stops_reading_stdout_stops_the_server(
+    tmp_path: Path, capture_path: Path
+) -> None:
+    flood = "import sys\nwhile True: sys.stdout.write('{}\\n' * 1000)\n"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio", "-q", "--no-check", "-w", str(capture_path), "--", sys.executable, "-c", flood
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.read(100_000)
+    proc.stdout.close()  # like `| head -c 100000`, while stdin stays open
+    proc.wait(timeout=20)  # the server got EPIPE, as it would have without mcpeek
+    assert proc.returncode != 0
+    assert capture_path.stat().st_size < 50 * 1024 * 1024
+
+
+def test_a_closed_stdout_never_becomes_the_capture(tmp_path: Path, capture_path: Path) -> None:
+    argv = mcpeek_argv("stdio", "-q", "-w", str(capture_path), "--", *peer_argv("byte_server.py"))
+    script = (
+        "import os, subprocess, sys; os.close(1); "
+        f"sys.exit(subprocess.call({argv!r}, stdin=subprocess.PIPE))"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30)
+    assert b"Traceback" not in proc.stderr
+    header, _, problems = read_records(capture_path)
+    assert problems == [] and header.v == 1
+
+
+def test_a_full_disk_keeps_the_servers_exit_code() -> None:
+    if not Path("/dev/full").exists():
+        pytest.fail("this test needs /dev/full (Linux)")
+    proc = run(
+        mcpeek_argv("stdio", "-w", "/dev/full", "--", *peer_argv("byte_server.py", "--exit", "3")),
+        stdin=b"{}\n",
+    )
+    assert proc.returncode == 3
+    assert b"Traceback" not in proc.stderr
+    assert b"No space left on device" in proc.stderr
+
+
+def test_a_command_line_that_is_not_utf8(tmp_path: Path, capture_path: Path) -> None:
+    proc = run(
+        [
+            *mcpeek_argv("stdio", "-w", str(capture_path), "--"),
+            sys.executable,
+            os.fsdecode(b"/no/such/\xffserver.py"),
+        ]
+    )
+    assert b"Traceback" not in proc.stderr
+    header, _, _ = read_records(capture_path)
+    assert header.target[1] == "/no/such/\\xffserver.py"
+
+
+def test_stdin_from_a_big_file_is_read_as_the_server_reads(
+    tmp_path: Path, capture_path: Path
+) -> None:
+    big = tmp_path / "requests.jsonl"
+    big.write_bytes(b'{"jsonrpc":"2.0","method":"notifications/x"}\n' * 400_000)  # 18 MB
+    received = tmp_path / "received.bin"
+    with big.open("rb") as stdin:
+        proc = subprocess.run(
+            mcpeek_argv(
+                "stdio",
+                "-q",
+                "--no-check",
+                "-w",
+                str(capture_path),
+                "--",
+                *peer_argv("byte_server.py", "--recv-to", str(received)),
+            ),
+            stdin=stdin,
+            capture_output=True,
+            timeout=120,
+        )
+    assert proc.returncode == 0
+    assert received.read_bytes() == big.read_bytes()
