@@ -54,6 +54,10 @@ class Rule:
     era: ClassVar[Era | None] = None
     summary: ClassVar[str] = ""
     spec: ClassVar[str] = ""
+    #: The era RULES.md gives a rule that gates itself (``era`` None) because the
+    #: engine's gating comes too late or too early for it (e.g. it judges the very
+    #: ``initialize`` that switches the era, or HTTP records before their session).
+    catalog_era: ClassVar[Era | None] = None
     #: Which messages ``on_message`` wants, to spare the others the call:
     #: kinds (``request``, ``notification``, ``result``, ``error``, ``invalid``)
     #: and methods (for a response, its request's method). ``None``: all.
@@ -86,6 +90,11 @@ class Rule:
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         """The connection ended."""
         return None
+
+
+def listed_era(rule: type[Rule]) -> str:
+    """The era to show for a rule: ``modern``, ``legacy`` or ``both``."""
+    return rule.era or rule.catalog_era or "both"
 
 
 def catalog() -> dict[str, type[Rule]]:

@@ -108,9 +108,11 @@ class RuleEngine(AnalysisListener):
             )
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        # A record with no conversation yet (an HTTP exchange before its session is
+        # known) goes to every rule: only the rule can tell what applies to it.
         era = self._forced_era or (conversation.era if conversation is not None else None)
         for rule in self._record_rules:
-            if _applies(rule, era):
+            if conversation is None or _applies(rule, era):
                 seq = getattr(record, "seq", 0)
                 self._run(
                     rule, rule.on_record, (record, conversation), conversation, [], fallback=seq

@@ -42,7 +42,10 @@ class AnalysisListener:
         """A message, now part of ``flow``."""
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
-        """``flow`` reached a final status."""
+        """``flow`` reached a final status. For a message that ends a flow (its
+        response, its cancellation), this comes after that message's ``on_message``.
+        Without ``keep_flows``, the bytes of the flow's messages are dropped after
+        this call (ids and correlation facts stay)."""
 
     def on_conversation_end(self, conversation: Conversation) -> None:
         """The connection ended; its open flows were ended first."""
@@ -76,6 +79,7 @@ class Analyzer:
         self._exchanges: dict[str, _Exchange] = {}
         self._flow_count = 0
         self._forget: list[Flow] = []
+        self._ending: list[Flow] | None = None
         self._now = 0.0
 
     # -- input ------------------------------------------------------------------
@@ -153,9 +157,14 @@ class Analyzer:
         parts: PeekEnvelope,
     ) -> None:
         entry = Entry(record.seq, record.t, record.dir, record.ch, kind, msg_id, method, record)
+        # Listeners hear of the message first, then of the flows it ended.
+        self._ending = []
         flow = conversation.handle(entry, parts)
+        ended, self._ending = self._ending, None
         for listener in self.listeners:
             listener.on_message(entry, flow, conversation)
+        for done in ended:
+            self._flow_ended(done)
         if self._forget:
             self._forget_bytes()
 
@@ -167,6 +176,9 @@ class Analyzer:
         return flow
 
     def _flow_ended(self, flow: Flow) -> None:
+        if self._ending is not None:  # inside a message: after its on_message
+            self._ending.append(flow)
+            return
         conversation = self.conversations[flow.conversation]
         for listener in self.listeners:
             listener.on_flow_end(flow, conversation)

@@ -327,9 +327,12 @@ class Conversation:
             flow.status = "unanswered"
             self._retire(key, flow, attempt)
             self._end(flow)
+        # A retry waits for a person (an elicitation, a sampling review): give
+        # chains ten times the request timeout, at least 10 minutes.
+        retry_window = max(timeout * 10, 600.0)
         for flow in list(self.awaiting_retry):
             response = flow.attempts[-1].response
-            if response is not None and response.t + timeout <= now:
+            if response is not None and response.t + retry_window <= now:
                 self.awaiting_retry.remove(flow)
                 self._end(flow)
 

@@ -14,7 +14,7 @@ from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
 from inspector import __version__
-from rules.base import SEVERITY_ORDER, Rule
+from rules.base import SEVERITY_ORDER, Rule, listed_era
 from rules.engine import Reported
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -94,7 +94,7 @@ def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out
                     "shortDescription": {"text": cls.summary},
                     "helpUri": cls.spec,
                     "defaultConfiguration": {"level": SARIF_LEVEL[cls.severity]},
-                    "properties": {"era": cls.era or "both"},
+                    "properties": {"era": listed_era(cls)},
                 }
             )
         else:

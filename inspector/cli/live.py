@@ -66,6 +66,9 @@ class LiveChecks:
     async def start(self) -> None:
         if not self.active:
             return
+        if not self._writer.path.is_file():  # e.g. /dev/full: nothing a worker can follow
+            self._say("live checks need a capture file; run mcpeek lint on a saved capture")
+            return
         try:
             self._process = await asyncio.create_subprocess_exec(
                 sys.executable,

@@ -24,6 +24,7 @@ from inspector.capture.writer import CaptureWriter
 from inspector.records import AnyRecord, Event, Header, Http, Msg, SeqRecord, Stderr
 
 MODERN = "2026-07-28"
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 START = 1_796_000_000.0
 
 
@@ -139,6 +140,10 @@ class RecordBuilder:
         body = dict(result or {})
         if self.modern and "resultType" not in body:
             body["resultType"] = "complete"
+        if self.modern and dir == "s2c":
+            meta = body.setdefault("_meta", {})
+            if isinstance(meta, dict):
+                meta.setdefault(SERVER_INFO, {"name": "test-server", "version": "1.0"})
         return self.send({"jsonrpc": "2.0", "id": id, "result": body}, dir, ch)
 
     def error(

@@ -130,6 +130,7 @@ class HttpCommand(Command):
                     live,
                     lambda: _serve(args, host, port, upstream, recorder, console),
                     internal_error,
+                    console,
                 )
             )
         except OSError as exc:

@@ -18,6 +18,7 @@ class RulesCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         import rules
+        from rules.base import listed_era
 
         catalog = rules.catalog()
         if args.format == "json":
@@ -27,7 +28,7 @@ class RulesCommand(Command):
                         {
                             "id": rule_id,
                             "severity": cls.severity,
-                            "era": cls.era or "both",
+                            "era": listed_era(cls),
                             "summary": cls.summary,
                             "spec": cls.spec,
                         }
@@ -37,7 +38,7 @@ class RulesCommand(Command):
         width = max(len(r) for r in catalog) if catalog else 10
         for rule_id, cls in catalog.items():
             print(
-                f"{rule_id:<{width}}  {cls.severity:<7}  {cls.era or 'both':<6}  "
+                f"{rule_id:<{width}}  {cls.severity:<7}  {listed_era(cls):<6}  "
                 f"{cls.summary}\n{'':<{width}}  {cls.spec}"
             )
         print(f"\n{len(catalog)} rules", flush=True)

@@ -273,7 +273,13 @@ def test_era_detection_and_declarations() -> None:
         },
     )
     modern.request("tools/list", id=2)
-    modern.result(2, {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]})
+    modern.result(
+        2,
+        {
+            "tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s"}},
+        },
+    )
     analyzer = analyze(modern.records)
     (conv,) = analyzer.conversations.values()
     assert conv.era == "modern" and conv.protocol_version == "2026-07-28"

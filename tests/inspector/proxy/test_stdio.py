@@ -421,7 +421,7 @@ def test_a_closed_stdout_never_becomes_the_capture(tmp_path: Path, capture_path:
     argv = mcpeek_argv("stdio", "-q", "-w", str(capture_path), "--", *peer_argv("byte_server.py"))
     script = (
         "import os, subprocess, sys; os.close(1); "
-        f"sys.exit(subprocess.call({argv!r}, stdin=subprocess.PIPE))"
+        f"sys.exit(subprocess.call({argv!r}, stdin=subprocess.DEVNULL))"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30)
     assert b"Traceback" not in proc.stderr

@@ -1,0 +1,226 @@
+"""Real-SDK Streamable HTTP MCP client used as the downstream peer in mcpeek's end-to-end tests.
+
+Usage::
+
+    python tests/peers/sdk_http_client.py --era modern|legacy|auto --url URL
+        [--no-discover] [--skip-confirm] [--answer yes|no|decline|cancel]
+
+The HTTP counterpart of ``sdk_client.py``: ``mcp.Client(URL)`` (the SDK's
+``streamable_http_client`` transport; no hand-written JSON-RPC, no hand-made HTTP)
+runs one conversation against ``URL``:
+
+* ``--era modern``: protocol 2026-07-28 via ``Client(mode="2026-07-28")``, then one
+  explicit ``server/discover`` (public ``ClientSession.send_discover`` + ``adopt``),
+  exactly like ``sdk_client.py``; ``--no-discover`` skips it.  Every request is a
+  self-contained POST (no session).
+* ``--era legacy``: protocol 2025-11-25 via ``Client(mode="legacy")``:
+  ``initialize`` + ``notifications/initialized`` (the SDK then opens the GET
+  stream); on exit the SDK sends ``DELETE`` for the ``Mcp-Session-Id``.
+* ``--era auto``: the SDK default (discover probe, fall back to initialize).
+
+Then: tools/list, tools/call add(2,3), tools/call count(3) with a progress
+callback, tools/call get_weather("Paris"), and (unless ``--skip-confirm``)
+tools/call confirm("Proceed?") whose elicitation is answered by this client's
+elicitation callback (``--answer``, default ``yes`` = accept ``{"confirm": true}``).
+At 2026-07-28 that is the multi round-trip flow (``InputRequiredResult`` ->
+retried ``tools/call`` with ``inputResponses``/``requestState``, driven by
+``Client.call_tool``); at 2025-11-25 it is a server-to-client
+``elicitation/create`` request answered with a POSTed JSON-RPC response.
+
+Prints ONE JSON object to stdout and exits 0::
+
+    {"era", "protocol_version", "tools", "add", "progress", "weather",
+     "confirm", "elicitations": [{"key", "message"}]}
+
+(``confirm`` and ``elicitations`` are null/[] with ``--skip-confirm``.)  ``key`` is
+the id the SDK gave the callback: the ``inputRequests`` key (a string) for MRTR,
+the JSON-RPC request id (an int) for a legacy ``elicitation/create``.
+
+On any failure (negotiated version not the requested era's, an isError tool
+result or JSON-RPC error, an unexpected ``confirm`` answer, the conversation
+deadline of 22 s after start-up, ...) it prints the error and a traceback to
+stderr and exits 1 (usage errors: exit 2).  A watchdog thread ends the process
+(exit 1) 27 s after start-up whatever happens, so it never outlives 30 s, even
+against a mute server, a black hole, or a proxy that eats a reply.
+The client response cache is off, so every call hits the wire.
+"""
+
+from __future__ import annotations
+
+import time
+
+T_START = time.monotonic()  # before the heavy imports, which take 1.5-5 s on a busy machine
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import traceback  # noqa: E402
+from typing import Any  # noqa: E402
+
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.session import ClientRequestContext  # noqa: E402
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION  # noqa: E402
+
+DEADLINE_S = 22.0
+"""Conversation deadline, counted from the start of this module (imports included)."""
+WATCHDOG_S = 27.0
+"""Hard stop, also from module start: if the orderly failure path itself stalls (a
+transport teardown that does not return), exit 1 anyway.  Together with the
+interpreter's own start-up (~1 s) the process never outlives 30 s."""
+EXPECTED_VERSION = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
+QUESTION = "Proceed?"
+ANSWERS: dict[str, tuple[types.ElicitResult, str]] = {
+    # --answer -> (what the elicitation callback returns, what confirm() must then say)
+    "yes": (
+        types.ElicitResult(action="accept", content={"confirm": True}),
+        f"confirmed: {QUESTION}",
+    ),
+    "no": (types.ElicitResult(action="accept", content={"confirm": False}), f"refused: {QUESTION}"),
+    "decline": (types.ElicitResult(action="decline"), f"decline: {QUESTION}"),
+    "cancel": (types.ElicitResult(action="cancel"), f"cancel: {QUESTION}"),
+}
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def _checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
+    if result.is_error:
+        raise RuntimeError(f"tools/call {name} returned isError: {_text(result)!r}")
+    return result
+
+
+async def converse(
+    era: str, url: str, discover: bool, confirm: bool, answer: str
+) -> dict[str, Any]:
+    mode = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}[era]
+    updates: list[tuple[float, float | None, str | None]] = []
+    elicitations: list[dict[str, Any]] = []
+    reply, expected_confirm = ANSWERS[answer]
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append((progress, total, message))
+
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        elicitations.append(
+            {"key": context.request_id, "message": getattr(params, "message", None)}
+        )
+        return reply
+
+    client_info = types.Implementation(name="mcpeek-sdk-http-client", version="0.1.0")
+    # cache=None: every list/call must reach the wire (the proxy under test must see it).
+    async with Client(
+        url,
+        mode=mode,
+        client_info=client_info,
+        cache=None,
+        read_timeout_seconds=DEADLINE_S,
+        elicitation_callback=on_elicit,
+    ) as client:
+        if era == "modern" and discover:
+            raw = await client.session.send_discover(LATEST_MODERN_VERSION)
+            client.session.adopt(types.DiscoverResult.model_validate(raw))
+        version = client.protocol_version
+        if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
+            raise RuntimeError(
+                f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}"
+            )
+
+        tools = await client.list_tools()
+        added = _checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
+        _checked("count", await client.call_tool("count", {"n": 3}, progress_callback=on_progress))
+        weather = _checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
+        confirmed: str | None = None
+        if confirm:
+            confirmed = _text(
+                _checked("confirm", await client.call_tool("confirm", {"question": QUESTION}))
+            )
+            if confirmed != expected_confirm or len(elicitations) != 1:
+                raise RuntimeError(
+                    f"confirm: got {confirmed!r} after {len(elicitations)} elicitation(s), "
+                    f"expected {expected_confirm!r} after 1"
+                )
+        # Leaving the block closes the transport; at 2025-11-25 the SDK sends DELETE first.
+
+    structured = added.structured_content
+    add_value: Any = (
+        structured.get("result", structured) if isinstance(structured, dict) else _text(added)
+    )
+    return {
+        "era": era,
+        "protocol_version": version,
+        "tools": [tool.name for tool in tools.tools],
+        "add": add_value,
+        "progress": len(updates),
+        "weather": _text(weather),
+        "confirm": confirmed,
+        "elicitations": elicitations,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Run one MCP conversation over Streamable HTTP with the official SDK client."
+    )
+    parser.add_argument("--era", choices=["modern", "legacy", "auto"], required=True)
+    parser.add_argument("--url", required=True, help="MCP endpoint, e.g. http://127.0.0.1:8765/mcp")
+    parser.add_argument(
+        "--no-discover", action="store_true", help="modern: skip the server/discover probe"
+    )
+    parser.add_argument(
+        "--skip-confirm", action="store_true", help="do not call the elicitation tool confirm()"
+    )
+    parser.add_argument(
+        "--answer",
+        choices=sorted(ANSWERS),
+        default="yes",
+        help="how to answer confirm()'s question",
+    )
+    args = parser.parse_args(argv)
+
+    def watchdog() -> None:
+        print(
+            f"sdk_http_client: still running {WATCHDOG_S:g} s after start-up, giving up",
+            file=sys.stderr,
+            flush=True,
+        )
+        os._exit(1)
+
+    timer = threading.Timer(max(0.0, WATCHDOG_S - (time.monotonic() - T_START)), watchdog)
+    timer.daemon = True
+    timer.start()
+
+    async def run() -> dict[str, Any]:
+        try:
+            with anyio.fail_after(max(0.5, DEADLINE_S - (time.monotonic() - T_START))):
+                return await converse(
+                    args.era, args.url, not args.no_discover, not args.skip_confirm, args.answer
+                )
+        except TimeoutError:
+            raise TimeoutError(
+                f"no complete conversation {DEADLINE_S:g} s after start-up"
+            ) from None
+
+    try:
+        report = anyio.run(run)
+    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        print(f"sdk_http_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return 1
+    finally:
+        timer.cancel()
+    print(json.dumps(report), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,343 @@
+"""Progress, cancellation and subscription rules: each fires where the spec is broken
+and stays quiet on the near misses (races on the wire, task handles, teardowns…)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.records import AnyRecord
+from inspector.testing.records import RecordBuilder
+from rules.engine import Reported
+from rules.testing import fired, lint_records
+
+FAMILY = ("progress.", "cancel.", "subscription.")
+SUB = "io.modelcontextprotocol/subscriptionId"
+
+
+def family(records: list[AnyRecord]) -> list[Reported]:
+    return [v for v in lint_records(records) if v.rule.startswith(FAMILY)]
+
+
+def tagged(sub: Any, **params: Any) -> dict[str, Any]:
+    return {"_meta": {SUB: sub}, **params}
+
+
+def legacy_handshake(b: RecordBuilder) -> None:
+    b.request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}},
+        id=0,
+    )
+    b.result(0, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}})
+    b.notify("notifications/initialized", dir="c2s")
+
+
+# -- conformant conversations ------------------------------------------------------------
+
+
+def test_conformant_modern_conversation_is_clean() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "count"}, id=1, meta={"progressToken": "t"})
+    b.notify("notifications/progress", {"progressToken": "t", "progress": 0.5, "total": 1})
+    b.notify("notifications/progress", {"progressToken": "t", "progress": 1, "total": 1})
+    b.result(1, {"content": []})
+    filt = {"toolsListChanged": True, "resourceSubscriptions": ["file:///p"]}
+    b.request("subscriptions/listen", {"notifications": filt}, id="L")
+    b.notify(ACK, tagged("L", notifications=filt))
+    b.notify("notifications/tools/list_changed", tagged("L"))
+    b.notify("notifications/resources/updated", tagged("L", uri="file:///p/sub/file.txt"))
+    b.request("tools/call", {"name": "slow"}, id=2)
+    b.notify("notifications/cancelled", {"requestId": 2, "reason": "user"}, dir="c2s")
+    b.notify("notifications/cancelled", {"requestId": "L"}, dir="c2s")
+    assert family(b.records) == []
+
+
+def test_conformant_legacy_conversation_is_clean() -> None:
+    b = RecordBuilder()
+    legacy_handshake(b)
+    b.request("tools/call", {"name": "count", "_meta": {"progressToken": 1}}, id=1)
+    for i in (1, 2, 3):
+        b.notify("notifications/progress", {"progressToken": 1, "progress": i})
+    b.result(1, {"content": []})
+    b.notify("notifications/tools/list_changed")  # legacy: no listen stream needed
+    b.request(
+        "sampling/createMessage", {"messages": [], "_meta": {"progressToken": "s"}}, id=9, dir="s2c"
+    )
+    b.notify("notifications/progress", {"progressToken": "s", "progress": 1}, dir="c2s")
+    b.notify("notifications/cancelled", {"requestId": 9}, dir="s2c")  # legacy: either side
+    assert family(b.records) == []
+
+
+ACK = "notifications/subscriptions/acknowledged"
+
+
+# -- progress ----------------------------------------------------------------------------
+
+
+def test_progress_with_an_unknown_token() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1, meta={"progressToken": "a"})
+    stray = b.notify("notifications/progress", {"progressToken": "nope", "progress": 1})
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 1})
+    (v,) = fired(b.records, "progress.unknown-token")
+    assert v.msgs == [stray.seq] and '"nope"' in v.message
+
+
+def test_progress_token_types_are_kept_apart() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1, meta={"progressToken": 1})
+    stray = b.notify("notifications/progress", {"progressToken": "1", "progress": 1})
+    (v,) = fired(b.records, "progress.unknown-token")
+    assert v.msgs == [stray.seq]
+
+
+def test_progress_not_increasing() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1, meta={"progressToken": "a"})
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 1})
+    two = b.notify("notifications/progress", {"progressToken": "a", "progress": 2})
+    same = b.notify("notifications/progress", {"progressToken": "a", "progress": 2})
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 2.5})
+    (v,) = fired(b.records, "progress.not-increasing")
+    assert v.msgs == [two.seq, same.seq]
+    assert "not greater than the previous 2" in v.message
+
+
+def test_progress_per_request_starts_afresh() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1, meta={"progressToken": "a"})
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 5})
+    b.result(1, {"content": []})
+    b.request("tools/call", {"name": "x"}, id=2, meta={"progressToken": "a"})  # token reused
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 1})
+    b.result(2, {"content": []})
+    assert family(b.records) == []
+
+
+def test_progress_after_the_response() -> None:
+    b = RecordBuilder(modern=True)
+    req = b.request("tools/call", {"name": "x"}, id=1, meta={"progressToken": "a"})
+    res = b.result(1, {"content": []})
+    late = b.notify("notifications/progress", {"progressToken": "a", "progress": 9})
+    (v,) = fired(b.records, "progress.after-response")
+    assert v.msgs == [req.seq, res.seq, late.seq]
+    assert "after the response to tools/call (id 1)" in v.message
+    assert fired(b.records, "progress.unknown-token") == []
+
+
+def test_progress_after_a_task_handle_is_fine() -> None:
+    b = RecordBuilder()
+    legacy_handshake(b)
+    b.request("tools/call", {"name": "x", "task": {}, "_meta": {"progressToken": "a"}}, id=1)
+    b.result(1, {"task": {"taskId": "t1", "status": "working"}})
+    b.notify("notifications/progress", {"progressToken": "a", "progress": 1})
+    assert family(b.records) == []
+
+
+# -- cancellation -------------------------------------------------------------------------
+
+
+def test_cancel_of_an_unknown_request_is_info() -> None:
+    b = RecordBuilder(modern=True)
+    cancel = b.notify("notifications/cancelled", {"requestId": 42}, dir="c2s")
+    (v,) = fired(b.records, "cancel.unknown-request")
+    assert v.severity == "info" and v.msgs == [cancel.seq]
+    assert "id 42" in v.message
+
+
+def test_cancel_of_an_answered_request_is_info() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1)
+    res = b.result(1, {"content": []})
+    cancel = b.notify("notifications/cancelled", {"requestId": 1}, dir="c2s")
+    (v,) = fired(b.records, "cancel.unknown-request")
+    assert v.msgs == [res.seq, cancel.seq] and "already answered" in v.message
+
+
+def test_cancel_after_the_inspector_timeout_is_still_in_flight() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1)
+    b.wait(120)
+    b.request("tools/call", {"name": "y"}, id=2)
+    b.notify("notifications/cancelled", {"requestId": 1, "reason": "timeout"}, dir="c2s")
+    assert fired(b.records, "cancel.unknown-request") == []
+
+
+def test_server_cancels_something_other_than_a_listen_stream() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "x"}, id=1)
+    bad = b.notify("notifications/cancelled", {"requestId": 1})
+    (v,) = fired(b.records, "cancel.server-sent")
+    assert v.msgs == [bad.seq] and "not a subscriptions/listen request" in v.message
+    assert fired(b.records, "cancel.unknown-request") == []  # one report is enough
+
+
+def test_server_tears_down_a_listen_stream() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {}}, id="L")
+    b.notify(ACK, tagged("L", notifications={}))
+    b.result("L", tagged("L"))  # graceful end…
+    b.notify("notifications/cancelled", {"requestId": "L"})  # …and the teardown
+    assert family(b.records) == []
+
+
+def test_legacy_server_cancel_is_not_judged_as_modern() -> None:
+    b = RecordBuilder()
+    legacy_handshake(b)
+    b.request("roots/list", id=5, dir="s2c")
+    b.notify("notifications/cancelled", {"requestId": 5})
+    assert fired(b.records, "cancel.server-sent") == []
+
+
+def test_response_after_cancel() -> None:
+    b = RecordBuilder(modern=True)
+    req = b.request("tools/call", {"name": "slow"}, id=7)
+    cancel = b.notify("notifications/cancelled", {"requestId": 7}, dir="c2s")
+    res = b.result(7, {"content": []})
+    (v,) = fired(b.records, "cancel.response-after-cancel")
+    assert v.severity == "warning"
+    assert v.msgs == [req.seq, cancel.seq, res.seq]
+    assert "tools/call (id 7) after the client cancelled it" in v.message
+
+
+def test_response_before_cancel_is_fine() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "slow"}, id=7)
+    b.result(7, {"content": []})
+    b.notify("notifications/cancelled", {"requestId": 7}, dir="c2s")
+    assert fired(b.records, "cancel.response-after-cancel") == []
+
+
+# -- subscriptions --------------------------------------------------------------------------
+
+
+def test_notification_before_the_acknowledgment() -> None:
+    b = RecordBuilder(modern=True)
+    listen = b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1)
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=2)
+    b.notify(ACK, tagged(2, notifications={"toolsListChanged": True}))  # the other one
+    early = b.notify("notifications/tools/list_changed", tagged(1))
+    b.notify(ACK, tagged(1, notifications={"toolsListChanged": True}))
+    b.notify("notifications/tools/list_changed", tagged(1))
+    b.notify("notifications/tools/list_changed", tagged(2))
+    (v,) = fired(b.records, "subscription.ack-not-first")
+    assert v.msgs == [listen.seq, early.seq]
+
+
+def test_stdio_change_notification_without_subscription_id() -> None:
+    b = RecordBuilder(modern=True)
+    listen = b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1)
+    b.notify(ACK, tagged(1, notifications={"toolsListChanged": True}))
+    bare = b.notify("notifications/tools/list_changed")
+    (v,) = fired(b.records, "subscription.id-missing")
+    assert v.msgs == [listen.seq, bare.seq]
+    assert fired(b.records, "subscription.not-requested") == []
+
+
+def test_http_notification_on_the_listen_stream_without_subscription_id() -> None:
+    b = RecordBuilder("http", modern=True)
+    b.http("x1", "request", method="POST", path="/mcp")
+    listen = b.request(
+        "subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1, ch="x1"
+    )
+    b.http("x1", "response", status=200, headers=[("Content-Type", "text/event-stream")])
+    b.notify(ACK, {"notifications": {"toolsListChanged": True}}, ch="x1")
+    b.notify("notifications/tools/list_changed", tagged(1), ch="x1")
+    found = fired(b.records, "subscription.id-missing")
+    assert [v.msgs for v in found] == [[listen.seq, listen.seq + 2]]
+
+
+def test_change_notification_not_in_the_filter() -> None:
+    b = RecordBuilder(modern=True)
+    filt = {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}
+    listen = b.request("subscriptions/listen", {"notifications": filt}, id=1)
+    b.notify(ACK, tagged(1, notifications=filt))
+    b.notify("notifications/tools/list_changed", tagged(1))
+    prompts = b.notify("notifications/prompts/list_changed", tagged(1))
+    b.notify("notifications/resources/updated", tagged(1, uri="file:///a"))
+    other = b.notify("notifications/resources/updated", tagged(1, uri="file:///ab"))
+    found = fired(b.records, "subscription.not-requested")
+    assert [v.msgs for v in found] == [[listen.seq, prompts.seq], [listen.seq, other.seq]]
+    assert "promptsListChanged" in found[0].message
+    assert "file:///ab" in found[1].message
+
+
+def test_modern_change_notification_with_no_listen_stream() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/list", id=1)
+    b.result(1, {"tools": []})
+    bare = b.notify("notifications/tools/list_changed")
+    stray = b.notify("notifications/tools/list_changed", tagged(99))
+    found = fired(b.records, "subscription.not-requested")
+    assert [v.msgs for v in found] == [[bare.seq], [stray.seq]]
+    assert "99" in found[1].message
+
+
+def test_change_notification_racing_the_client_cancel_is_fine() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1)
+    b.notify(ACK, tagged(1, notifications={"toolsListChanged": True}))
+    b.notify("notifications/cancelled", {"requestId": 1}, dir="c2s")
+    b.notify("notifications/tools/list_changed", tagged(1))  # crossed the cancel
+    assert family(b.records) == []
+
+
+def test_request_scoped_notifications_on_a_listen_stream() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1)
+    b.notify(ACK, tagged(1, notifications={"toolsListChanged": True}))
+    b.request("tools/call", {"name": "x"}, id=2, meta={"io.modelcontextprotocol/logLevel": "info"})
+    log = b.notify("notifications/message", tagged(1, level="info", data="x"))
+    b.notify("notifications/message", {"level": "info", "data": "fine"})  # request-scoped
+    (v,) = fired(b.records, "subscription.request-scoped")
+    assert v.msgs == [log.seq] and "notifications/message" in v.message
+
+
+def test_http_progress_on_the_listen_stream() -> None:
+    b = RecordBuilder("http", modern=True)
+    b.http("x1", "request", method="POST", path="/mcp")
+    b.request("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, id=1, ch="x1")
+    b.http("x1", "response", status=200, headers=[("Content-Type", "text/event-stream")])
+    b.notify(ACK, tagged(1, notifications={"toolsListChanged": True}), ch="x1")
+    b.http("x2", "request", method="POST", path="/mcp")
+    b.request("tools/call", {"name": "x"}, id=2, ch="x2", meta={"progressToken": "p"})
+    b.http("x2", "response", status=200, headers=[("Content-Type", "text/event-stream")])
+    b.notify("notifications/progress", {"progressToken": "p", "progress": 1}, ch="x2")  # fine
+    bad = b.notify("notifications/progress", {"progressToken": "p", "progress": 2}, ch="x1")
+    (v,) = fired(b.records, "subscription.request-scoped")
+    assert v.msgs[-1] == bad.seq and "listen stream" in v.message
+
+
+def test_each_side_has_its_own_progress_tokens() -> None:
+    b = RecordBuilder()
+    legacy_handshake(b)
+    b.request("tools/call", {"name": "x", "_meta": {"progressToken": 1}}, id=1)
+    b.request(
+        "sampling/createMessage", {"messages": [], "_meta": {"progressToken": 1}}, id=1, dir="s2c"
+    )
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 5})  # for tools/call
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 1}, dir="c2s")  # sampling
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 6})
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 2}, dir="c2s")
+    b.result(1, {"role": "assistant"}, dir="c2s")
+    b.result(1, {"content": []})
+    assert family(b.records) == []
+
+
+def test_a_second_cancel_of_the_same_request_is_info() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "slow"}, id=7)
+    first = b.notify("notifications/cancelled", {"requestId": 7}, dir="c2s")
+    again = b.notify("notifications/cancelled", {"requestId": 7}, dir="c2s")
+    (v,) = fired(b.records, "cancel.unknown-request")
+    assert v.msgs == [first.seq, again.seq] and "already cancelled" in v.message
+
+
+def test_response_after_cancel_of_a_reused_id_is_not_confused() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "a"}, id=7)
+    b.result(7, {"content": []})
+    b.notify("notifications/cancelled", {"requestId": 7}, dir="c2s")  # too late: info only
+    b.request("tools/call", {"name": "b"}, id=7)  # the id is free again
+    b.result(7, {"content": []})
+    assert fired(b.records, "cancel.response-after-cancel") == []
