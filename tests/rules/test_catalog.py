@@ -1,0 +1,61 @@
+"""The catalog in shared/RULES.md and the registered rules are the same set.
+
+Fails when a catalog ID has no implementation, when a registered rule is not
+in the catalog, or when severity or era disagree with the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import rules
+from rules.base import listed_era
+
+RULES_MD = Path(__file__).resolve().parents[2].parent / "shared" / "RULES.md"
+ROW = re.compile(
+    r"^\| `([a-z0-9-]+\.[a-z0-9.-]+)` \| (error|warning|info)(?: \((modern|legacy)\))? \|"
+)
+
+
+def catalog_rows() -> dict[str, tuple[str, str]]:
+    if not RULES_MD.exists():
+        pytest.fail(f"the rule catalog is not at {RULES_MD} (shared/ beside the repository)")
+    rows = {}
+    for line in RULES_MD.read_text().splitlines():
+        match = ROW.match(line)
+        if match:
+            rows[match.group(1)] = (match.group(2), match.group(3) or "both")
+    assert len(rows) > 60, "the catalog table format changed: fix ROW"
+    return rows
+
+
+def test_every_catalog_id_is_implemented() -> None:
+    missing = sorted(set(catalog_rows()) - set(rules.catalog()))
+    assert missing == [], f"catalog IDs with no rule: {missing}"
+
+
+def test_every_rule_is_in_the_catalog() -> None:
+    extra = sorted(set(rules.catalog()) - set(catalog_rows()))
+    assert extra == [], f"rules that are not in the catalog: {extra}"
+
+
+def test_severity_and_era_match_the_catalog() -> None:
+    rows = catalog_rows()
+    wrong = {
+        rule_id: ((cls.severity, listed_era(cls)), rows[rule_id])
+        for rule_id, cls in rules.catalog().items()
+        if rule_id in rows and (cls.severity, listed_era(cls)) != rows[rule_id]
+    }
+    assert wrong == {}
+
+
+def test_every_rule_links_to_a_spec_section() -> None:
+    for rule_id, cls in rules.catalog().items():
+        assert re.fullmatch(
+            r"https://modelcontextprotocol\.io/specification/"
+            r"\d{4}-\d{2}-\d{2}/[a-z0-9/-]+#[a-z0-9-]+",
+            cls.spec,
+        ), rule_id
