@@ -386,3 +386,62 @@ async def test_hundred_concurrent_streams(proxied) -> None:  # type: ignore[no-u
     assert sorted(ids) == list(range(100))
     assert len(p.msgs("s2c")) == 100 and len(p.msgs("c2s")) == 100
     assert {e.reason for e in p.http("end")} == {"complete"}
+
+
+async def test_a_thirty_second_idle_listen_stream_stays_open(proxied) -> None:  # type: ignore[no-untyped-def]
+    """No read timeout on either side: only keep-alives for 30 s, then the result."""
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for _ in range(3):
+            await asyncio.sleep(10)
+            await response.write(b": keep-alive\n\n")
+        await response.write(b"data: " + json.dumps(RESULT).encode() + b"\n\n")
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+    listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {}}
+    async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=listen) as r:
+        body = await r.read()
+    assert body.count(b": keep-alive") == 3 and body.endswith(b"\n\n")
+    assert p.http("end")[0].reason == "complete" and len(p.msgs("s2c")) == 1
+
+
+async def test_a_slowloris_client_does_not_block_others(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.Response:
+        return web.json_response(RESULT)
+
+    p = await proxied(upstream)
+    port = int(p.url.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)  # and then nothing
+    await writer.drain()
+    try:
+        async with aiohttp.ClientSession() as client:
+            for _ in range(5):
+                async with client.post(p.url + "/mcp", json=RPC) as r:
+                    assert r.status == 200
+    finally:
+        writer.close()
+
+
+async def test_the_old_http_sse_endpoint_event_points_at_the_proxy(proxied) -> None:  # type: ignore[no-untyped-def]
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        if request.method == "GET":
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            origin = f"http://{request.headers['Host']}"
+            await response.write(f"event: endpoint\ndata: {origin}/messages?s=1\n\n".encode())
+            await response.write_eof()
+            return response
+        return web.Response(status=202)
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        async with client.get(p.url + "/sse") as r:
+            text = await r.text()
+        assert f"data: {p.url}/messages?s=1" in text
+        async with client.post(p.url + "/messages?s=1", json=RPC) as r:
+            assert r.status == 202
