@@ -58,6 +58,9 @@ class Rule:
     #: engine's gating comes too late or too early for it (e.g. it judges the very
     #: ``initialize`` that switches the era, or HTTP records before their session).
     catalog_era: ClassVar[Era | None] = None
+    #: The transport a rule's messages can only come from (``stdio``/``http``), so
+    #: that, say, the HTTP header rules cost nothing on a stdio capture.
+    transport: ClassVar[str | None] = None
     #: Which messages ``on_message`` wants, to spare the others the call:
     #: kinds (``request``, ``notification``, ``result``, ``error``, ``invalid``)
     #: and methods (for a response, its request's method). ``None``: all.

@@ -69,20 +69,22 @@ class RuleEngine(AnalysisListener):
         self._flow_rules = [r for r in self.rules if _overrides(r, "on_flow_end")]
         self._record_rules = [r for r in self.rules if _overrides(r, "on_record")]
         self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
-        self._dispatch: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+        self._dispatch: dict[tuple[str, str | None, str | None, str], list[Rule]] = {}
         self._current_flow: Flow | None = None  # the flow of the hook being run
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         method = entry.method if entry.method is not None else flow.method
-        key = (entry.kind, method, era)
+        transport = conversation.transport
+        key = (entry.kind, method, era, transport)
         rules = self._dispatch.get(key)
         if rules is None:
             rules = self._dispatch[key] = [
                 r
                 for r in self._message_rules
                 if _applies(r, era)
+                and (r.transport is None or r.transport == transport)
                 and (r.kinds is None or entry.kind in r.kinds)
                 and (r.methods is None or method in r.methods)
             ]

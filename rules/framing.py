@@ -108,6 +108,8 @@ class _Framing(Rule):
     direction, within :data:`RUN_LINES_LIMIT` / :data:`RUN_BYTES_LIMIT`.
     """
 
+    transport = "stdio"
+
     report: str = ""
 
     def __init__(self) -> None:
@@ -223,6 +225,8 @@ class StdioNotUtf8(Rule):
     accept because the bad bytes sit in a member they skip.
     """
 
+    transport = "stdio"
+
     id = "stdio.not-utf8"
     severity = "error"
     summary = "a line that is not valid UTF-8"
@@ -251,6 +255,7 @@ class StdioNotUtf8(Rule):
 
 
 class StdioBlankLine(Rule):
+    transport = "stdio"
     id = "stdio.blank-line"
     severity = "error"
     summary = "an empty or whitespace-only line"
@@ -266,6 +271,7 @@ class StdioBlankLine(Rule):
 
 
 class StdioServerRequest(Rule):
+    transport = "stdio"
     id = "stdio.server-request"
     severity = "error"
     era = "modern"
@@ -288,6 +294,7 @@ class StdioServerRequest(Rule):
 
 
 class StdioClientResponse(Rule):
+    transport = "stdio"
     id = "stdio.client-response"
     severity = "error"
     era = "modern"

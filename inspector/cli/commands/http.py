@@ -117,7 +117,7 @@ class HttpCommand(Command):
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
         console = Console(quiet=args.quiet)
-        live = LiveChecks(writer, console.say, checks=not args.no_check, flows=True)
+        live = LiveChecks(writer, console.say, checks=not args.no_check, flows=not args.quiet)
 
         def internal_error(exc: BaseException) -> None:
             console.say(f"internal error while recording ({type(exc).__name__}: {exc})", force=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -106,14 +107,18 @@ class LintCommand(Command):
             result.problems = reader.problems
             result.violations = [v for v in found if SEVERITY_ORDER.get(v.severity, 2) >= floor]
         out = sys.stdout
-        if args.format == "text":
-            write_text(results, out)
-        elif args.format == "json":
-            write_json(results, out)
-        elif args.format == "sarif":
-            write_sarif(results, catalog, out)
-        else:
-            write_junit(results, catalog, out)
+        try:
+            if args.format == "text":
+                write_text(results, out)
+            elif args.format == "json":
+                write_json(results, out)
+            elif args.format == "sarif":
+                write_sarif(results, catalog, out)
+            else:
+                write_junit(results, catalog, out)
+            out.flush()
+        except BrokenPipeError:  # `mcpeek lint ... | head`: the reader has seen enough
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         if any(r.error is not None for r in results):
             return 2
         threshold = SEVERITY_ORDER[args.fail_on]

@@ -415,7 +415,7 @@ async def test_a_slowloris_client_does_not_block_others(proxied) -> None:  # typ
 
     p = await proxied(upstream)
     port = int(p.url.rsplit(":", 1)[1])
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port)  # and then nothing
     await writer.drain()
     try:

@@ -1,0 +1,815 @@
+#!/usr/bin/env python3
+"""Benchmark the mcpeek Streamable HTTP reverse proxy against a direct connection.
+
+    python tests/bench/http_relay.py [--quick] [--requests N] [--no-reference]
+                                     [--mcpeek-arg ARG]... [--profile]
+
+A plain script, not a test: it prints figures and asserts nothing about
+timing. It starts ``http_upstream.py`` (an aiohttp server in its own
+process) once, then measures, for each cell (JSON or SSE responses, at
+concurrency 1 and 32), an aiohttp client with a connection pool as large as
+the concurrency POSTing N JSON-RPC ``tools/call`` requests:
+
+* direct: client -> upstream;
+* bare: client -> ``http_bare_proxy.py`` -> upstream, a reverse proxy built
+  like mcpeek's on aiohttp that records and checks nothing: the floor for
+  any such proxy on this machine (``--no-reference`` leaves it out);
+* mcpeek: client -> ``python -m inspector http --upstream URL --listen
+  127.0.0.1:0 -w <tmp> -q`` -> upstream (a fresh mcpeek per cell).
+
+A JSON response is one ~210-byte result (``application/json``); an SSE
+response is two events (a progress notification, then the result). For
+each run: requests/s, p50/p99 latency of a whole exchange (POST sent to
+body read), and the CPU time each process spent per request. For mcpeek:
+its peak RSS (VmHWM, polled from /proc until it exits) and that of its
+live-checks worker (``python -m inspector.cli.live_worker``, its child),
+which follows the capture and runs the rules beside the relay, on the same
+cores; the worker's CPU is counted until it exits, so it includes the
+backlog it catches up on after the clock stopped.
+
+Each mcpeek run stops mcpeek with SIGINT and checks that it exits 0, then
+checks its capture: one ``"k":"msg"`` record per JSON-RPC message (one c2s
+per request, one s2c per JSON response, two per SSE response), three
+``http`` records per exchange, every exchange ``complete``; and it counts
+the ``violation`` records the live checks added (the traffic is valid, so
+there should be none). The clocks start after a warm-up that opens the
+pool's connections. The machine may have few cores: runs are strictly
+sequential, and the load average is printed at the start and the end.
+
+``--profile`` adds one more mcpeek run per concurrency-32 cell with mcpeek
+under cProfile (CPU time), and prints where its time goes (not counted in
+the figures). ``--mcpeek-arg`` passes an extra argument to every mcpeek
+(e.g. ``--mcpeek-arg=--no-check``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import os
+import pstats
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+UPSTREAM = HERE / "http_upstream.py"
+BARE_PROXY = HERE / "http_bare_proxy.py"
+PYTHON = sys.executable
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+CELL_TIMEOUT = 120.0  # seconds for one run's requests before we give up
+START_TIMEOUT = 15.0  # seconds for mcpeek/the upstream to start listening
+EXIT_TIMEOUT = 90.0  # seconds for mcpeek to exit after SIGINT (its worker gets 60)
+POLL = 0.02  # seconds between /proc samples while traffic flows
+MCP = "io.modelcontextprotocol/"
+VERSION = "2026-07-28"
+
+TARGETS = {
+    "throughput_c32": 0.6,  # proxied/direct requests/s at concurrency 32
+    "p50_added_ms": 1.0,  # proxied - direct p50 at concurrency 1
+}
+
+HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": VERSION,
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "get_weather",
+}
+REQ_HEAD = b'{"jsonrpc":"2.0","id":'
+REQ_MID = (
+    b',"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"},'
+    b'"_meta":{"'
+    + (MCP + 'protocolVersion":"' + VERSION + '","').encode()
+    + (MCP + 'clientCapabilities":{},"').encode()
+    + (MCP + 'clientInfo":{"name":"bench-client","version":"1.0"},').encode()
+    + b'"progressToken":'
+)
+REQ_TAIL = b"}}}"
+
+
+def request_body(ident: int) -> bytes:
+    i = b"%d" % ident
+    return b"".join((REQ_HEAD, i, REQ_MID, i, REQ_TAIL))
+
+
+# -- /proc helpers ----------------------------------------------------------------------
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """VmRSS/VmHWM (kB) of a live process; {} once it is gone or a zombie."""
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith((b"VmHWM:", b"VmRSS:")):
+                    key, value = line.split(b":", 1)
+                    out[key.decode()] = int(value.split()[0])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return out
+
+
+def proc_cpu(pid: int | None) -> float | None:
+    """utime+stime in seconds, from /proc/<pid>/stat (all threads)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = stat[stat.rindex(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def children(pid: int) -> list[int]:
+    """Child pids of every thread of ``pid``."""
+    kids: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return kids
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids.extend(int(k) for k in f.read().split())
+        except FileNotFoundError:
+            pass
+    return kids
+
+
+def find_worker(pid: int) -> int | None:
+    """The live-checks worker among mcpeek's children."""
+    for kid in children(pid):
+        try:
+            with open(f"/proc/{kid}/cmdline", "rb") as f:
+                if b"live_worker" in f.read():
+                    return kid
+        except FileNotFoundError:
+            pass
+    return None
+
+
+def _delta(after: float | None, before: float | None) -> float | None:
+    return None if after is None or before is None else after - before
+
+
+# -- the processes ------------------------------------------------------------------------
+
+
+def wait_line(proc: subprocess.Popen[bytes], prefix: bytes) -> bytes:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith(prefix):
+        proc.kill()
+        raise RuntimeError(f"expected {prefix!r} from {proc.args!r}, got {line[:200]!r}")
+    return line
+
+
+class Helper:
+    """A helper process of ours that prints ``listening <port>`` and stops at stdin EOF."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+        self.pid = self.proc.pid
+        self.port = int(wait_line(self.proc, b"listening ").split()[1])
+        self.origin = f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+@dataclass
+class Memory:
+    hwm_kb: int = 0
+    rss_kb: int = 0  # the last VmRSS seen
+
+    def sample(self, pid: int | None) -> bool:
+        if pid is None:
+            return False
+        status = proc_status(pid)
+        if "VmHWM" not in status:
+            return False
+        self.hwm_kb = max(self.hwm_kb, status["VmHWM"])
+        self.rss_kb = status["VmRSS"]
+        return True
+
+
+@dataclass
+class CaptureCheck:
+    size: int = 0
+    msgs: int = 0
+    c2s: int = 0
+    s2c: int = 0
+    http: int = 0
+    complete: int = 0
+    violations: dict[str, int] = field(default_factory=dict)
+    expected_requests: int = 0
+    expected_s2c: int = 0
+
+    @property
+    def expected_msgs(self) -> int:
+        return self.expected_requests + self.expected_s2c
+
+    @property
+    def ok(self) -> bool:
+        n = self.expected_requests
+        return (
+            self.msgs == self.expected_msgs
+            and self.c2s == n
+            and self.s2c == self.expected_s2c
+            and self.http == 3 * n
+            and self.complete == n
+        )
+
+    def describe(self) -> str:
+        verdict = "OK" if self.ok else "MISMATCH"
+        flagged = sum(self.violations.values())
+        text = (
+            f"capture {self.size / 1e6:.1f} MB: {self.msgs} msg records (c2s {self.c2s}, "
+            f"s2c {self.s2c}; expected {self.expected_msgs}), {self.http} http records "
+            f"({self.complete} complete exchanges of {self.expected_requests}) {verdict}; "
+            f"{flagged} violations"
+        )
+        if flagged:
+            text += " (" + ", ".join(f"{r} x{n}" for r, n in sorted(self.violations.items())) + ")"
+        return text
+
+
+def check_capture(path: Path, requests: int, s2c_per_request: int) -> CaptureCheck:
+    check = CaptureCheck(
+        size=path.stat().st_size,
+        expected_requests=requests,
+        expected_s2c=requests * s2c_per_request,
+    )
+    with open(path, "rb", buffering=1 << 20) as f:
+        for line in f:
+            head = line[:120]
+            if b'"k":"msg"' in head:
+                check.msgs += 1
+                if b'"dir":"c2s"' in head:
+                    check.c2s += 1
+                elif b'"dir":"s2c"' in head:
+                    check.s2c += 1
+            elif b'"k":"http"' in head:
+                check.http += 1
+                if b'"phase":"end"' in line and b'"reason":"complete"' in line:
+                    check.complete += 1
+            elif b'"k":"violation"' in head:
+                at = line.find(b'"rule":"')
+                rule = line[at + 8 : line.find(b'"', at + 8)].decode() if at >= 0 else "?"
+                check.violations[rule] = check.violations.get(rule, 0) + 1
+    return check
+
+
+# mcpeek under cProfile, timing CPU rather than wall time (an idle epoll wait is not cost)
+PROFILED = r"""
+import cProfile, sys, time
+out = sys.argv[1]
+sys.argv = ["mcpeek", *sys.argv[2:]]
+from inspector.cli.main import main
+profiler = cProfile.Profile(time.process_time)
+profiler.enable()
+try:
+    code = main()
+finally:
+    profiler.disable()
+    profiler.dump_stats(out)
+sys.exit(code)
+"""
+
+
+class Mcpeek:
+    """``python -m inspector http`` in front of the upstream, listening on a free port."""
+
+    def __init__(
+        self,
+        upstream: str,
+        workdir: Path,
+        label: str,
+        extra: list[str],
+        profile: Path | None = None,
+    ) -> None:
+        self.capture = workdir / f"{label}.jsonl"
+        self.stderr_path = workdir / f"{label}.stderr"
+        prefix = [PYTHON, "-c", PROFILED, str(profile)] if profile else [PYTHON, "-m", "inspector"]
+        argv = [
+            *prefix,
+            "http",
+            "--upstream",
+            upstream,
+            "--listen",
+            "127.0.0.1:0",
+            "-w",
+            str(self.capture),
+            "-q",
+            *extra,
+        ]
+        with open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+        self.pid = self.proc.pid
+        self.memory = Memory()
+        self.worker_memory = Memory()
+        self.worker_pid: int | None = None
+        self.worker_cpu: float | None = None  # the last reading: /proc forgets it at exit
+        self.exit_seconds = 0.0
+        self.port = self._wait_listening()
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace").strip()
+
+    def _wait_listening(self) -> int:
+        """The port, from the capture's ``listen`` event (flushed within 50 ms)."""
+        deadline = time.monotonic() + START_TIMEOUT
+        key = b'"event":"listen"'
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"mcpeek exited {self.proc.returncode} at start-up:\n{self.stderr()}"
+                )
+            with contextlib.suppress(FileNotFoundError), open(self.capture, "rb") as f:
+                for line in f:
+                    if key in line:
+                        addr = line[line.index(b'"addr":"') + 8 :].split(b'"', 1)[0]
+                        self.sample()
+                        return int(addr.rsplit(b":", 1)[1])
+            time.sleep(0.01)
+        self.kill()
+        raise RuntimeError(f"mcpeek did not start listening in {START_TIMEOUT}s:\n{self.stderr()}")
+
+    def sample(self) -> None:
+        self.memory.sample(self.pid)
+        if self.worker_pid is None:
+            self.worker_pid = find_worker(self.pid)
+        if self.worker_memory.sample(self.worker_pid):
+            self.worker_cpu = proc_cpu(self.worker_pid)
+
+    def stop(self) -> int:
+        """SIGINT, then poll both processes' VmHWM until mcpeek exits."""
+        self.sample()
+        t0 = time.perf_counter()
+        self.proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + EXIT_TIMEOUT
+        while True:
+            self.sample()
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError(f"mcpeek did not exit within {EXIT_TIMEOUT}s of SIGINT")
+            time.sleep(0.005)
+        self.exit_seconds = time.perf_counter() - t0
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return self.proc.returncode
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# -- the client ------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    side: str  # direct, bare, mcpeek
+    requests: int
+    seconds: float
+    latencies: list[float]  # ms, sorted
+    client_cpu: float
+    upstream_cpu: float | None
+    proxy_cpu: float | None = None  # the bare proxy's or mcpeek's
+    worker_cpu: float | None = None
+    mcpeek: Mcpeek | None = None
+    exit_code: int | None = None
+    capture: CaptureCheck | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+    def pct(self, q: float) -> float:
+        s = self.latencies
+        return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+    @property
+    def p50(self) -> float:
+        return statistics.median(self.latencies)
+
+    def us(self, cpu: float | None) -> float | None:
+        return None if cpu is None else cpu / self.requests * 1e6
+
+    def describe_cpu(self) -> str:
+        def shown(cpu: float | None) -> str:
+            value = self.us(cpu)
+            return "?" if value is None else f"{value:.0f}"
+
+        parts = [f"client {shown(self.client_cpu)}", f"upstream {shown(self.upstream_cpu)}"]
+        if self.side == "bare":
+            parts.append(f"bare proxy {shown(self.proxy_cpu)}")
+        elif self.side == "mcpeek":
+            parts += [f"mcpeek {shown(self.proxy_cpu)}", f"worker {shown(self.worker_cpu)}"]
+        return "cpu us/req: " + ", ".join(parts)
+
+
+async def _client_run(
+    url: str,
+    n: int,
+    warmup: int,
+    concurrency: int,
+    sampler: Mcpeek | None,
+    on_start: Callable[[], None],
+) -> tuple[float, list[float]]:
+    latencies: list[float] = []
+    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=aiohttp.ClientTimeout(total=30)
+    ) as session:
+        next_id = 1
+
+        async def one(ident: int, keep: bool) -> None:
+            body = request_body(ident)
+            t0 = time.perf_counter_ns()
+            async with session.post(url, data=body, headers=HEADERS) as response:
+                data = await response.read()
+            elapsed = time.perf_counter_ns() - t0
+            if response.status != 200 or b'"id":%d,"result"' % ident not in data:
+                raise RuntimeError(f"bad answer to id {ident}: {response.status} {data[:120]!r}")
+            if keep:
+                latencies.append(elapsed / 1e6)
+
+        async def worker(stop_at: int, keep: bool) -> None:
+            nonlocal next_id
+            while next_id < stop_at:
+                ident = next_id
+                next_id += 1
+                await one(ident, keep)
+
+        # warm-up: every pooled connection opened, both ends' code paths hot
+        await asyncio.gather(*(worker(1 + warmup, False) for _ in range(concurrency)))
+        sampling = None
+        if sampler is not None:
+
+            async def sample_forever() -> None:
+                while True:
+                    sampler.sample()
+                    await asyncio.sleep(POLL)
+
+            sampling = asyncio.get_running_loop().create_task(sample_forever())
+        stop_at = next_id + n
+        on_start()
+        t0 = time.perf_counter()
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(worker(stop_at, True) for _ in range(concurrency))),
+                CELL_TIMEOUT,
+            )
+        finally:
+            seconds = time.perf_counter() - t0
+            if sampling is not None:
+                sampling.cancel()
+    latencies.sort()
+    return seconds, latencies
+
+
+def run_cell(
+    upstream: Helper,
+    kind: str,
+    concurrency: int,
+    n: int,
+    warmup: int,
+    side: str,
+    workdir: Path,
+    extra: list[str],
+    profile: Path | None = None,
+) -> Run:
+    label = f"{kind}-c{concurrency}-{side}"
+    mcpeek = bare = None
+    try:
+        if side == "mcpeek":
+            mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile)
+            proxy_pid: int | None = mcpeek.pid
+            origin = f"http://127.0.0.1:{mcpeek.port}"
+        elif side == "bare":
+            bare = Helper([PYTHON, str(BARE_PROXY), upstream.origin])
+            proxy_pid, origin = bare.pid, bare.origin
+        else:
+            proxy_pid, origin = None, upstream.origin
+        url = f"{origin}/mcp/{kind}"
+        cpu0: dict[str, float | None] = {}
+
+        def on_start() -> None:  # after the warm-up, as the clock starts
+            cpu0["client"] = time.process_time()
+            cpu0["upstream"] = proc_cpu(upstream.pid)
+            cpu0["proxy"] = proc_cpu(proxy_pid)
+            if mcpeek is not None:
+                mcpeek.sample()
+                cpu0["worker"] = mcpeek.worker_cpu
+
+        seconds, latencies = asyncio.run(_client_run(url, n, warmup, concurrency, mcpeek, on_start))
+        run = Run(
+            side=side,
+            requests=n,
+            seconds=seconds,
+            latencies=latencies,
+            client_cpu=time.process_time() - (cpu0["client"] or 0.0),
+            upstream_cpu=_delta(proc_cpu(upstream.pid), cpu0["upstream"]),
+            proxy_cpu=_delta(proc_cpu(proxy_pid), cpu0["proxy"]),
+        )
+        if bare is not None:
+            bare.stop()
+        if mcpeek is not None:
+            run.mcpeek = mcpeek
+            run.exit_code = mcpeek.stop()
+            run.worker_cpu = _delta(mcpeek.worker_cpu, cpu0["worker"])
+            run.capture = check_capture(mcpeek.capture, n + warmup, 2 if kind == "sse" else 1)
+            if run.exit_code != 0:
+                say(f"  mcpeek exited {run.exit_code}; its stderr:\n{mcpeek.stderr()}")
+            mcpeek.capture.unlink()
+        return run
+    except BaseException:
+        if bare is not None:
+            bare.proc.kill()
+            bare.proc.wait()
+        if mcpeek is not None:
+            mcpeek.kill()
+            with contextlib.suppress(OSError):
+                say(f"  mcpeek's stderr:\n{mcpeek.stderr()}")
+        raise
+
+
+# -- reporting ---------------------------------------------------------------------------
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def print_profile(path: Path, label: str, limit: int = 25) -> None:
+    out = io.StringIO()
+    stats = pstats.Stats(str(path), stream=out)
+    stats.strip_dirs().sort_stats("tottime").print_stats(limit)
+    say(f"\n  cProfile of mcpeek (CPU time, start-up included), {label}; top {limit} by own time:")
+    lines = out.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    for line in lines[start:]:
+        if line.strip():
+            say("    " + line.rstrip())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer requests (a quick look)")
+    parser.add_argument("--requests", type=int, help="requests per run (default 2000)")
+    parser.add_argument(
+        "--no-reference", action="store_true", help="leave out the bare aiohttp proxy"
+    )
+    parser.add_argument(
+        "--mcpeek-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an extra argument for mcpeek http (repeatable)",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="also profile mcpeek at concurrency 32"
+    )
+    args = parser.parse_args()
+    quick = args.quick
+    n = args.requests or (500 if quick else 2000)
+    warmup = 50 if quick else 200
+    cells = [("json", 1), ("sse", 1), ("json", 32), ("sse", 32)]
+    sides = ["direct", "mcpeek"] if args.no_reference else ["direct", "bare", "mcpeek"]
+    extra: list[str] = args.mcpeek_arg
+
+    say(f"mcpeek http relay benchmark{' (--quick)' if quick else ''}")
+    say(
+        f"python {sys.version.split()[0]}, aiohttp {aiohttp.__version__}; {os.cpu_count()} CPUs; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    say(f"direct: aiohttp client -> {UPSTREAM.name}")
+    if "bare" in sides:
+        say(f"bare:   aiohttp client -> {BARE_PROXY.name} (records nothing) -> {UPSTREAM.name}")
+    say(
+        "mcpeek: aiohttp client -> python -m inspector http --upstream URL "
+        f"--listen 127.0.0.1:0 -w <tmp> -q{''.join(' ' + a for a in extra)} -> {UPSTREAM.name}"
+    )
+    say(
+        f"{n} requests per run after {warmup} warm-up requests; fresh proxies per run; "
+        "latency = POST sent to whole body read"
+    )
+    started = time.perf_counter()
+    results: dict[tuple[str, int, str], Run] = {}
+
+    upstream = Helper([PYTHON, str(UPSTREAM)])
+    try:
+        with tempfile.TemporaryDirectory(prefix="mcpeek-bench-") as tmp:
+            workdir = Path(tmp)
+            for number, (kind, concurrency) in enumerate(cells, 1):
+                what = (
+                    "application/json, one ~210-byte result"
+                    if kind == "json"
+                    else "text/event-stream, a progress event + the result"
+                )
+                say(f"\n[{number}] {kind.upper()} responses ({what}), concurrency {concurrency}")
+                for side in sides:
+                    run = run_cell(upstream, kind, concurrency, n, warmup, side, workdir, extra)
+                    results[(kind, concurrency, side)] = run
+                    say(
+                        f"  {side:<6}: {run.rate:7,.0f} req/s  p50 {run.p50:7.3f} ms  "
+                        f"p99 {run.pct(0.99):7.3f} ms   {run.describe_cpu()}"
+                    )
+                    if run.mcpeek is not None:
+                        m = run.mcpeek
+                        worker = (
+                            f"{m.worker_memory.hwm_kb / 1024:.1f} MB"
+                            if m.worker_pid
+                            else "not found"
+                        )
+                        say(
+                            f"          exit {run.exit_code} {m.exit_seconds:.2f}s after SIGINT; "
+                            f"peak RSS mcpeek {m.memory.hwm_kb / 1024:.1f} MB, worker {worker}"
+                        )
+                        assert run.capture is not None
+                        say(f"          {run.capture.describe()}")
+                direct = results[(kind, concurrency, "direct")]
+                for side in sides[1:]:
+                    run = results[(kind, concurrency, side)]
+                    say(
+                        f"  {side}/direct: {run.rate / direct.rate:.2f}x req/s; added p50 "
+                        f"{run.p50 - direct.p50:+.3f} ms, "
+                        f"p99 {run.pct(0.99) - direct.pct(0.99):+.3f} ms"
+                    )
+                if "bare" in sides:
+                    ours = results[(kind, concurrency, "mcpeek")]
+                    bare = results[(kind, concurrency, "bare")]
+                    say(
+                        f"  mcpeek/bare: {ours.rate / bare.rate:.2f}x req/s; added p50 "
+                        f"{ours.p50 - bare.p50:+.3f} ms"
+                    )
+            if args.profile:
+                for kind in ("json", "sse"):
+                    prof = workdir / f"{kind}.prof"
+                    run = run_cell(
+                        upstream, kind, 32, n, warmup, "mcpeek", workdir, extra, profile=prof
+                    )
+                    print_profile(
+                        prof,
+                        f"{kind.upper()} at concurrency 32, {n + warmup} requests "
+                        f"({run.rate:,.0f} req/s under the profiler)",
+                    )
+    finally:
+        upstream_exit = upstream.stop()
+
+    mcpeek_runs = [r for (_, _, side), r in results.items() if side == "mcpeek"]
+    captures = [r.capture for r in mcpeek_runs if r.capture is not None]
+    total_msgs = sum(c.msgs for c in captures)
+    expected_msgs = sum(c.expected_msgs for c in captures)
+    flagged = sum(sum(c.violations.values()) for c in captures)
+    exits = [r.exit_code for r in mcpeek_runs]
+    peak = max(r.mcpeek.memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
+    worker_peak = max(r.mcpeek.worker_memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
+
+    def ratio(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> float:
+        return results[(kind, c, side)].rate / results[(kind, c, base)].rate
+
+    def added(kind: str, c: int, q: float | None = None, side: str = "mcpeek") -> float:
+        run, direct = results[(kind, c, side)], results[(kind, c, "direct")]
+        return run.p50 - direct.p50 if q is None else run.pct(q) - direct.pct(q)
+
+    rows: list[tuple[str, str, str, bool | None]] = []
+    for kind in ("json", "sse"):
+        r = ratio(kind, 32)
+        target = TARGETS["throughput_c32"]
+        rows.append(
+            (
+                f"{kind.upper()} c=32 throughput, mcpeek/direct",
+                f"{r:.2f}x",
+                f">= {target}x",
+                r >= target,
+            )
+        )
+    for kind in ("json", "sse"):
+        a = added(kind, 1)
+        target = TARGETS["p50_added_ms"]
+        rows.append(
+            (f"{kind.upper()} c=1 added p50 latency", f"{a:.3f} ms", f"<= {target} ms", a <= target)
+        )
+    for kind in ("json", "sse"):
+        rows.append(
+            (
+                f"{kind.upper()} c=1 throughput, mcpeek/direct",
+                f"{ratio(kind, 1):.2f}x",
+                "(info)",
+                None,
+            )
+        )
+        rows.append(
+            (
+                f"{kind.upper()} c=1 added p99 latency",
+                f"{added(kind, 1, 0.99):.3f} ms",
+                "(info)",
+                None,
+            )
+        )
+    if "bare" in sides:
+        for kind in ("json", "sse"):
+            rows.append(
+                (
+                    f"{kind.upper()} c=32 throughput, bare/direct",
+                    f"{ratio(kind, 32, 'bare'):.2f}x",
+                    "(info)",
+                    None,
+                )
+            )
+            rows.append(
+                (
+                    f"{kind.upper()} c=32 throughput, mcpeek/bare",
+                    f"{ratio(kind, 32, 'mcpeek', 'bare'):.2f}x",
+                    "(info)",
+                    None,
+                )
+            )
+            rows.append(
+                (
+                    f"{kind.upper()} c=1 added p50 latency, bare",
+                    f"{added(kind, 1, side='bare'):.3f} ms",
+                    "(info)",
+                    None,
+                )
+            )
+    for kind in ("json", "sse"):
+        run = results[(kind, 32, "mcpeek")]
+        rows.append(
+            (
+                f"{kind.upper()} c=32 CPU per request, mcpeek + worker",
+                f"{run.us(run.proxy_cpu) or 0:.0f} + {run.us(run.worker_cpu) or 0:.0f} us",
+                "(info)",
+                None,
+            )
+        )
+    rows += [
+        ("mcpeek peak RSS (max over runs)", f"{peak:.1f} MB", "(info)", None),
+        ("live worker peak RSS (max over runs)", f"{worker_peak:.1f} MB", "(info)", None),
+        (
+            "mcpeek exit code after SIGINT",
+            ",".join(str(e) for e in exits),
+            "all 0",
+            all(e == 0 for e in exits),
+        ),
+        (
+            "capture msg records",
+            f"{total_msgs}/{expected_msgs}",
+            "all",
+            all(c.ok for c in captures),
+        ),
+        ("violations flagged on valid traffic", str(flagged), "0", flagged == 0),
+    ]
+    say("\nsummary")
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    w2 = max(len(r[2]) for r in rows)
+    say(f"  {'figure':<{w0}}  {'value':>{w1}}  {'target':<{w2}}  result")
+    for name, value, wanted, ok in rows:
+        verdict = "-" if ok is None else ("PASS" if ok else "MISS")
+        say(f"  {name:<{w0}}  {value:>{w1}}  {wanted:<{w2}}  {verdict}")
+    for c in (1, 32):
+        for side in sides:
+            say(
+                f"  c={c:<2} {side:<6}: "
+                + ", ".join(
+                    f"{k.upper()} {results[(k, c, side)].rate:,.0f} req/s p50 "
+                    f"{results[(k, c, side)].p50:.3f} ms"
+                    for k in ("json", "sse")
+                )
+            )
+    if upstream_exit != 0:
+        say(f"  (the upstream exited {upstream_exit})")
+    say(f"  load average now {os.getloadavg()[0]:.2f}")
+    say(f"  total time {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
