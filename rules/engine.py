@@ -93,8 +93,16 @@ class RuleEngine(AnalysisListener):
         self._current_flow = flow
         version = self.spec or conversation.protocol_version
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version)
+        entries = [entry]
+        # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule in rules:
-            self._run(rule, rule.on_message, (ctx,), conversation, [entry], fallback=entry.seq)
+            try:
+                findings = rule.on_message(ctx)
+                if findings is not None:
+                    for finding in findings:
+                        self._emit(rule, finding, conversation, entries)
+            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
+                self._crashed(rule, exc, conversation, entry.seq)
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
@@ -146,16 +154,21 @@ class RuleEngine(AnalysisListener):
             for finding in findings:
                 self._emit(rule, finding, conversation, entries)
         except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-            self.report(
-                Reported(
-                    rule=RULE_CRASHED,
-                    severity="error",
-                    msgs=[fallback] if fallback else [],
-                    message=f"rule {rule.id} raised {type(exc).__name__}: {exc}",
-                    spec=CRASH_SPEC,
-                    conversation=conversation.key if conversation is not None else "",
-                )
+            self._crashed(rule, exc, conversation, fallback)
+
+    def _crashed(
+        self, rule: Rule, exc: Exception, conversation: Conversation | None, seq: int
+    ) -> None:
+        self.report(
+            Reported(
+                rule=RULE_CRASHED,
+                severity="error",
+                msgs=[seq] if seq else [],
+                message=f"rule {rule.id} raised {type(exc).__name__}: {exc}",
+                spec=CRASH_SPEC,
+                conversation=conversation.key if conversation is not None else "",
             )
+        )
 
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]

@@ -1,0 +1,29 @@
+"""The engine: a rule that raises becomes inspector.rule-crashed; the others go on."""
+
+from __future__ import annotations
+
+from inspector.testing.records import RecordBuilder
+from rules.base import Finding, Findings, Rule
+from rules.context import MessageContext
+from rules.engine import RULE_CRASHED
+from rules.testing import lint_records
+
+
+def test_a_crashing_rule_is_reported_and_the_others_still_run() -> None:
+    class Boom(Rule):  # not registered: no id
+        def on_message(self, ctx: MessageContext) -> Findings:
+            raise ValueError("boom")
+
+    class Counts(Rule):
+        def on_message(self, ctx: MessageContext) -> Findings:
+            return [Finding(msgs=[ctx.seq], message="seen")]
+
+    Boom.id = Counts.id = ""  # keep them out of the catalog
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.result(1)
+    found = lint_records(b.records, rules=[Boom, Counts])
+    crashed = [v for v in found if v.rule == RULE_CRASHED]
+    assert [v.msgs for v in crashed] == [[1], [2]]
+    assert "raised ValueError: boom" in crashed[0].message
+    assert [v.message for v in found if v.message == "seen"] == ["seen", "seen"]
