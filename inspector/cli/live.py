@@ -26,7 +26,8 @@ from inspector.capture.writer import CaptureWriter
 from inspector.proxy.console import Console
 from inspector.records import Violation
 
-FINISH_TIMEOUT = 60.0  # seconds the worker gets to catch up once the traffic is over
+FINISH_TIMEOUT = 10.0  # seconds the worker gets to catch up once the traffic is over (a client
+# waiting for our exit should not wait long: lint recomputes anything missed)
 FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
