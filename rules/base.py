@@ -61,6 +61,8 @@ class Rule:
     #: The transport a rule's messages can only come from (``stdio``/``http``), so
     #: that, say, the HTTP header rules cost nothing on a stdio capture.
     transport: ClassVar[str | None] = None
+    #: Which record types ``on_record`` wants (e.g. ``frozenset({Http})``); ``None``: all.
+    record_types: ClassVar[frozenset[type] | None] = None
     #: Which messages ``on_message`` wants, to spare the others the call:
     #: kinds (``request``, ``notification``, ``result``, ``error``, ``invalid``)
     #: and methods (for a response, its request's method). ``None``: all.

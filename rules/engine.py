@@ -71,6 +71,7 @@ class RuleEngine(AnalysisListener):
         self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
         self._dispatch: dict[tuple[str, str | None, str | None, str], list[Rule]] = {}
         self._current_flow: Flow | None = None  # the flow of the hook being run
+        self._record_dispatch: dict[type, list[Rule]] = {}
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -118,12 +119,20 @@ class RuleEngine(AnalysisListener):
             )
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        kind = type(record)
+        wanting = self._record_dispatch.get(kind)
+        if wanting is None:
+            wanting = self._record_dispatch[kind] = [
+                r for r in self._record_rules if r.record_types is None or kind in r.record_types
+            ]
+        if not wanting:
+            return
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
         era = self._forced_era or (conversation.era if conversation is not None else None)
-        for rule in self._record_rules:
+        seq = getattr(record, "seq", 0)
+        for rule in wanting:
             if conversation is None or _applies(rule, era):
-                seq = getattr(record, "seq", 0)
                 self._run(
                     rule, rule.on_record, (record, conversation), conversation, [], fallback=seq
                 )

@@ -118,6 +118,8 @@ class JsonrpcBatch(Rule):
     summary = "a JSON array (batch); allowed only in 2025-03-26 (then info)"
     spec = f"{MODERN_SPEC}/basic/transports/streamable-http#sending-messages"
 
+    record_types = frozenset({Msg})
+
     def __init__(self) -> None:
         self._last_seq = -1  # the members of a batch share their seq: report it once
 

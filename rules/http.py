@@ -187,6 +187,7 @@ class HttpRule(Rule):
     #: the era RULES.md gives the rule (the engine cannot gate ``http`` records: see above)
     catalog_era: ClassVar[Era | None] = None
     transport = "http"
+    record_types = frozenset({Http})
 
     def __init__(self) -> None:
         self.exchanges: Lru[str, Exchange] = Lru(MAX_EXCHANGES)

@@ -476,6 +476,8 @@ class LifecycleVersionMismatch(Rule):
     spec = f"{LIFECYCLE}#version-negotiation"
     kinds = frozenset({"request", "result", "error"})
 
+    record_types = frozenset({Http})
+
     def __init__(self) -> None:
         self._state: dict[str, _Versions] = {}
         self._headers: OrderedDict[str, str] = OrderedDict()  # HTTP exchange → version header
