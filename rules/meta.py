@@ -11,6 +11,7 @@ requests that set ``io.modelcontextprotocol/logLevel``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import OrderedDict
 from typing import Any
@@ -194,6 +195,7 @@ MAX_BAD = 5
 Path = tuple[Any, ...] | None  # (parent path, member) links, rendered only on a hit
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys come in every message
 def key_problem(key: str) -> str | None:
     """Why ``key`` is not a valid ``_meta`` key name (``None``: it is)."""
     if _KEY_RE.fullmatch(key):
@@ -253,7 +255,9 @@ class KeyFormat(Rule):
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.version is not None and ctx.version < KEY_FORMAT_SINCE:
             return None  # 2024-11-05 and 2025-03-26 had no key-name rules
-        if b'"_meta"' not in ctx.entry.wire():
+        text = ctx.entry.record.raw
+        occurrences = text.count('"_meta"') if text is not None else -1
+        if occurrences == 0:
             return None  # spares the decode (a JSON escape in a key is not worth it)
         if ctx.kind == "result":
             body, root = ctx.result, "result"
@@ -262,7 +266,12 @@ class KeyFormat(Rule):
         if not isinstance(body, dict):
             return None
         bad: list[tuple[str, str, str]] = []
-        _bad_keys(body, (None, root), bad, 0)
+        top = body.get("_meta")
+        if occurrences == 1 and isinstance(top, dict):
+            # The usual message: one _meta, at the top; no need to walk the payload.
+            _bad_keys({"_meta": top}, (None, root), bad, 0)
+        else:
+            _bad_keys(body, (None, root), bad, 0)
         if not bad:
             return None
         where, key, problem = bad[0]

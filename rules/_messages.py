@@ -1,0 +1,66 @@
+"""Reading messages and quoting them in findings, for the tools, cache and resources rules.
+
+A finding quotes what the server sent, which may be anything of any size:
+:func:`shown` renders a value as short JSON, :func:`id_text` a message's id,
+and :func:`summarized` joins at most :data:`MAX_SHOWN` problems into one
+sentence. :func:`request_params`, :func:`as_list` and :func:`is_complete`
+read a payload without trusting its shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from inspector.analysis import Entry
+from inspector.jsonrpc import MessageDecoder
+from rules.context import MessageContext
+
+MAX_SHOWN = 5  # problems listed in one finding
+EXCERPT = 120
+
+
+def shown(value: Any, limit: int = EXCERPT) -> str:
+    """A short JSON rendering of a value for a message."""
+    try:
+        text = msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarized(problems: list[str]) -> str:
+    """The first :data:`MAX_SHOWN` problems joined by ``;``, and how many more there are."""
+    text = "; ".join(problems[:MAX_SHOWN])
+    if len(problems) > MAX_SHOWN:
+        text += f" (and {len(problems) - MAX_SHOWN} more)"
+    return text
+
+
+def request_params(entry: Entry | None, decoder: MessageDecoder) -> dict[str, Any]:
+    """The params of a request entry as a dict (``{}`` when absent or not an object)."""
+    if entry is None:
+        return {}
+    params = entry.message(decoder).params_value()
+    return params if isinstance(params, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def id_text(ctx: MessageContext) -> str:
+    return shown(ctx.entry.id, 40)
+
+
+def is_complete(result: Any) -> bool:
+    """A result that is not an interim ``input_required`` one."""
+    return isinstance(result, dict) and result.get("resultType") != "input_required"
+
+
+def listed_tools(ctx: MessageContext) -> list[Any] | None:
+    """The ``tools`` array of a ``tools/list`` result, or ``None`` when there is none."""
+    result = ctx.result
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return tools if isinstance(tools, list) else None
