@@ -122,7 +122,7 @@ class HttpCommand(Command):
         def internal_error(exc: BaseException) -> None:
             console.say(f"internal error while recording ({type(exc).__name__}: {exc})", force=True)
 
-        recorder = Recorder(writer, [], on_error=internal_error)
+        recorder = Recorder(writer, on_error=internal_error)
         try:
             asyncio.run(
                 record_while(

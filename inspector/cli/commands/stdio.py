@@ -106,7 +106,7 @@ class StdioCommand(Command):
                 console.say(text, force=True)
 
         live = LiveChecks(writer, console.say, checks=not args.no_check, flows="flows" in args.log)
-        recorder = Recorder(writer, [], on_error=internal_error)
+        recorder = Recorder(writer, on_error=internal_error)
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,
