@@ -40,7 +40,7 @@ from rules._toolschema import (
 from rules.base import MODERN_SPEC, Finding, Findings, Rule
 from rules.context import MessageContext
 
-# Re-exported: rules.http and the tests import these from here.
+# Re-exported: the tests import these from here.
 __all__ = [
     "MAX_CONVERSATIONS",
     "MAX_SCHEMA_DEPTH",

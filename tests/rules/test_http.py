@@ -630,3 +630,27 @@ def test_header_value_encoding() -> None:
     assert header_mismatch(b64("=?base64?literal?="), "=?base64?literal?=") is None
     assert header_mismatch("=?base64?literal?=", "=?base64?literal?=") is not None
     assert header_mismatch("42.0", "42", number=42.0) is None
+
+
+def test_notification_answered_202_with_messages_on_its_stream() -> None:
+    """A regression: the server's messages on an exchange must still be counted."""
+    from inspector.testing.records import RecordBuilder
+    from rules.testing import fired
+
+    b = RecordBuilder("http", modern=True)
+    b.http(
+        "x1",
+        "request",
+        method="POST",
+        path="/mcp",
+        headers=[
+            ("accept", "application/json, text/event-stream"),
+            ("content-type", "application/json"),
+        ],
+    )
+    note = b.notify("notifications/cancelled", {"requestId": 1}, dir="c2s", ch="x1")
+    b.http("x1", "response", status=202, headers=[("content-type", "text/event-stream")])
+    b.notify("notifications/message", {"level": "info", "data": "x"}, ch="x1")
+    b.http("x1", "end", reason="complete")
+    found = fired(b.records, "http.notification-status")
+    assert len(found) == 1 and note.seq in found[0].msgs
