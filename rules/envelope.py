@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -156,41 +156,47 @@ class JsonrpcBatch(Rule):
         return [Finding(msgs=[record.seq], message="an empty JSON-RPC batch ([])")]
 
 
-class JsonrpcNotObject(Rule):
+class _InvalidProblem(Rule):
+    """Reports the ``invalid`` messages whose decoder ``problem`` is the rule's own."""
+
+    problem: ClassVar[str] = ""
+    kinds = frozenset({"invalid"})
+
+    def __init__(self) -> None:
+        self._member = _InvalidMember()
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        message = self._member.of(ctx)
+        if message.problem != self.problem:
+            return None
+        return [ctx.finding(self.describe(message))]
+
+    def describe(self, message: Message) -> str:
+        raise NotImplementedError
+
+
+class JsonrpcNotObject(_InvalidProblem):
     id = "jsonrpc.not-object"
     severity = "error"
     summary = "top-level JSON value that is not an object (nor a batch)"
     spec = f"{BASIC}#messages"
-    kinds = frozenset({"invalid"})
+    problem = "not-object"
 
-    def __init__(self) -> None:
-        self._member = _InvalidMember()
-
-    def on_message(self, ctx: MessageContext) -> Findings:
-        message = self._member.of(ctx)
-        if message.problem != "not-object":
-            return None
-        detail = message.detail or "not an object"
-        return [ctx.finding(f"not a JSON-RPC message: {detail}")]
+    def describe(self, message: Message) -> str:
+        return f"not a JSON-RPC message: {message.detail or 'not an object'}"
 
 
-class JsonrpcShape(Rule):
+class JsonrpcShape(_InvalidProblem):
     id = "jsonrpc.shape"
     severity = "error"
     summary = "cannot be classified as request, notification, result or error"
     spec = f"{BASIC}#messages"
-    kinds = frozenset({"invalid"})
+    problem = "shape"
 
-    def __init__(self) -> None:
-        self._member = _InvalidMember()
-
-    def on_message(self, ctx: MessageContext) -> Findings:
-        message = self._member.of(ctx)
-        if message.problem != "shape":
-            return None
-        detail = message.detail or "unknown shape"
+    def describe(self, message: Message) -> str:
         where = f" (id {show(message.id)})" if message.has_id else ""
-        return [ctx.finding(f"not a request, notification or response{where}: {detail}")]
+        detail = message.detail or "unknown shape"
+        return f"not a request, notification or response{where}: {detail}"
 
 
 # -- ids --------------------------------------------------------------------------------
