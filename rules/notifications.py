@@ -249,11 +249,10 @@ def cancel_target(ctx: MessageContext) -> Any:
     return params["requestId"]
 
 
-class CancelUnknownRequest(Rule):
-    id = "cancel.unknown-request"
-    severity = "info"
-    summary = "`notifications/cancelled` for an id that is not in flight"
-    spec = f"{CANCELLATION}#behavior-requirements"
+class _CancelRule(Rule):
+    """The cancellation rules: they follow the client's listen requests, whose ids a
+    server may cancel, and judge each ``notifications/cancelled`` in :meth:`judge`."""
+
     kinds = frozenset({"request", "notification"})
     methods = frozenset({CANCELLED, LISTEN})
 
@@ -265,6 +264,23 @@ class CancelUnknownRequest(Rule):
             if ctx.entry.dir == "c2s":
                 self._listens.add(ctx)
             return None
+        return self.judge(ctx)
+
+    def judge(self, ctx: MessageContext) -> Findings:
+        raise NotImplementedError
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        self._listens.forget(conversation)
+        return None
+
+
+class CancelUnknownRequest(_CancelRule):
+    id = "cancel.unknown-request"
+    severity = "info"
+    summary = "`notifications/cancelled` for an id that is not in flight"
+    spec = f"{CANCELLATION}#behavior-requirements"
+
+    def judge(self, ctx: MessageContext) -> Findings:
         target = cancel_target(ctx)
         if target is msgspec.UNSET:
             return None
@@ -305,28 +321,15 @@ class CancelUnknownRequest(Rule):
             ]
         return None
 
-    def on_conversation_end(self, conversation: Conversation) -> Findings:
-        self._listens.forget(conversation)
-        return None
 
-
-class CancelServerSent(Rule):
+class CancelServerSent(_CancelRule):
     id = "cancel.server-sent"
     severity = "error"
     era = "modern"
     summary = "the server sends `notifications/cancelled` not referencing a listen request"
     spec = f"{CANCELLATION}#behavior-requirements"
-    kinds = frozenset({"request", "notification"})
-    methods = frozenset({CANCELLED, LISTEN})
 
-    def __init__(self) -> None:
-        self._listens = _ListenIds()
-
-    def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.kind == "request":
-            if ctx.entry.dir == "c2s":
-                self._listens.add(ctx)
-            return None
+    def judge(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c" or ctx.flow.method == LISTEN:
             return None
         target = cancel_target(ctx)
@@ -338,10 +341,6 @@ class CancelServerSent(Rule):
                 "which is not a subscriptions/listen request"
             )
         ]
-
-    def on_conversation_end(self, conversation: Conversation) -> Findings:
-        self._listens.forget(conversation)
-        return None
 
 
 class CancelResponseAfterCancel(Rule):
