@@ -49,9 +49,14 @@ class MessageContext:
         return self.entry.kind in ("result", "error")
 
     @cached_property
+    def wire(self) -> bytes:
+        """The message's exact bytes, encoded once for every rule that looks."""
+        return self.entry.wire()
+
+    @cached_property
     def message(self) -> Message:
         """The careful decode: exact ``Raw`` members; a batch member is found by its id."""
-        whole = self._decoder.decode(self.entry.wire())
+        whole = self._decoder.decode(self.wire)
         if whole.kind != "batch":
             return whole
         for item in whole.items:
@@ -69,7 +74,7 @@ class MessageContext:
         from msgspec import DecodeError, json
 
         try:
-            return json.decode(self.entry.wire())
+            return json.decode(self.wire)
         except DecodeError:
             return None
 

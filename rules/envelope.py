@@ -89,7 +89,7 @@ class _InvalidMember:
             self._seq, self._n = ctx.seq, 0
         if not is_batch(ctx.entry.record):
             return ctx.message
-        whole = self._decoder.decode(ctx.entry.wire())
+        whole = self._decoder.decode(ctx.wire)
         invalid = [item for item in whole.items if item.kind == "invalid"]
         if self._n < len(invalid):
             return invalid[self._n]

@@ -240,7 +240,7 @@ class StdioNotUtf8(Rule):
         if record.raw is not None or ctx.entry.ch != "stdio" or ctx.seq == self._last_seq:
             return None
         self._last_seq = ctx.seq
-        data = ctx.entry.wire()
+        data = ctx.wire
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -263,10 +263,10 @@ class StdioBlankLine(Rule):
     kinds = frozenset({"invalid"})
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.entry.ch != "stdio" or ctx.entry.wire().strip():
+        if ctx.entry.ch != "stdio" or ctx.wire.strip():
             return None
         stream = STREAM.get(ctx.entry.dir, ctx.entry.dir)
-        what = "an empty line" if not ctx.entry.wire() else "a whitespace-only line"
+        what = "an empty line" if not ctx.wire else "a whitespace-only line"
         return [ctx.finding(f"{what} on {stream} (not an MCP message)")]
 
 

@@ -732,7 +732,7 @@ class DeprecatedFeature(Rule):
             if modern and ctx.entry.dir == "s2c" and ctx.entry.method == "notifications/message":
                 found.append(("Logging", "the server sent notifications/message"))
         elif ctx.entry.dir == "c2s":
-            if not modern or b"logLevel" not in ctx.entry.wire():
+            if not modern or b"logLevel" not in ctx.wire:
                 return None  # the common case, without a decode
             meta = ctx.meta
             if meta is not None and MCP + "logLevel" in meta:

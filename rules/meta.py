@@ -349,7 +349,7 @@ class TraceContext(Rule):
     kinds = frozenset({"request", "notification", "result"})
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        wire = ctx.entry.wire()
+        wire = ctx.wire
         if (
             b'"traceparent"' not in wire
             and b'"tracestate"' not in wire

@@ -161,7 +161,7 @@ class ProgressNotIncreasing(Rule):
 def is_task_handle(ctx: MessageContext) -> bool:
     """A result that hands out a task (2025-11-25 ``CreateTaskResult``, the tasks
     extension's ``resultType: "task"``): progress legitimately goes on after it."""
-    if b'"task"' not in ctx.entry.wire():
+    if b'"task"' not in ctx.wire:
         return False  # the common case, without a decode
     result = as_dict(ctx.result)
     if result is None:
