@@ -61,13 +61,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+from procstat import proc_cpu, proc_status
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 UPSTREAM = HERE / "http_upstream.py"
 BARE_PROXY = HERE / "http_bare_proxy.py"
 PYTHON = sys.executable
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 CELL_TIMEOUT = 120.0  # seconds for one run's requests before we give up
 START_TIMEOUT = 15.0  # seconds for mcpeek/the upstream to start listening
@@ -106,33 +106,6 @@ def request_body(ident: int) -> bytes:
 
 
 # -- /proc helpers ----------------------------------------------------------------------
-
-
-def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS/VmHWM (kB) of a live process; {} once it is gone or a zombie."""
-    out: dict[str, int] = {}
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith((b"VmHWM:", b"VmRSS:")):
-                    key, value = line.split(b":", 1)
-                    out[key.decode()] = int(value.split()[0])
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return out
-
-
-def proc_cpu(pid: int | None) -> float | None:
-    """utime+stime in seconds, from /proc/<pid>/stat (all threads)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = stat[stat.rindex(b")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def children(pid: int) -> list[int]:

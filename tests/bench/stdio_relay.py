@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from procstat import proc_cpu, proc_status
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 ECHO_SERVER = HERE / "echo_server.py"
@@ -50,7 +52,6 @@ WRITE_SLICE = 1 << 18
 READ_SIZE = 1 << 20
 HEAD = 64  # bytes of a response kept to check its id
 TIMEOUT = 300.0  # seconds for any one pipelined transfer before we give up
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 REQ_HEAD = b'{"jsonrpc":"2.0","id":%d,"method":"bench/echo","params":{"pad":"'
 REQ_TAIL = b'"}}\n'
@@ -97,33 +98,6 @@ def big_messages(first: int, count: int) -> Iterator[bytes]:
 
 
 # -- /proc helpers -----------------------------------------------------------------
-
-
-def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS/VmHWM (kB) of a live process; {} once it is gone or a zombie."""
-    out: dict[str, int] = {}
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith((b"VmHWM:", b"VmRSS:")):
-                    key, value = line.split(b":", 1)
-                    out[key.decode()] = int(value.split()[0])
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return out
-
-
-def proc_cpu(pid: int | None) -> float | None:
-    """utime+stime in seconds, from /proc/<pid>/stat."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = stat[stat.rindex(b")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def child_pid(pid: int) -> int | None:
