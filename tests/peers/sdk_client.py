@@ -42,29 +42,18 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from conversation import MODES, common_calls
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
 DEADLINE_S = 24.0
 """Conversation deadline. Plus ~2 s of imports and the SDK's <=4 s child shutdown
 (stdin close, then SIGTERM, then SIGKILL), the whole process stays under 30 s."""
-EXPECTED_VERSION = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
-
-
-def _text(result: types.CallToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def _checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
-    if result.is_error:
-        raise RuntimeError(f"tools/call {name} returned isError: {_text(result)!r}")
-    return result
 
 
 async def converse(era: str, discover: bool, command: list[str]) -> dict[str, Any]:
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    mode = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}[era]
+    mode = MODES[era]
     updates: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -75,32 +64,8 @@ async def converse(era: str, discover: bool, command: list[str]) -> dict[str, An
     async with Client(
         params, mode=mode, client_info=client_info, cache=None, read_timeout_seconds=DEADLINE_S
     ) as client:
-        if era == "modern" and discover:
-            raw = await client.session.send_discover(LATEST_MODERN_VERSION)
-            client.session.adopt(types.DiscoverResult.model_validate(raw))
-        version = client.protocol_version
-        if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
-            raise RuntimeError(
-                f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}"
-            )
-
-        tools = await client.list_tools()
-        added = _checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
-        _checked("count", await client.call_tool("count", {"n": 3}, progress_callback=on_progress))
-        weather = _checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
-
-    structured = added.structured_content
-    add_value: Any = (
-        structured.get("result", structured) if isinstance(structured, dict) else _text(added)
-    )
-    return {
-        "era": era,
-        "protocol_version": version,
-        "tools": [tool.name for tool in tools.tools],
-        "add": add_value,
-        "progress": len(updates),
-        "weather": _text(weather),
-    }
+        outcome = await common_calls(client, era, discover, on_progress)
+    return {**outcome, "progress": len(updates)}
 
 
 def main(argv: list[str] | None = None) -> int:

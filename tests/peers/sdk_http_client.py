@@ -61,9 +61,9 @@ from typing import Any  # noqa: E402
 
 import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
+from conversation import MODES, checked, common_calls, text  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.session import ClientRequestContext  # noqa: E402
-from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION  # noqa: E402
 
 DEADLINE_S = 22.0
 """Conversation deadline, counted from the start of this module (imports included)."""
@@ -71,7 +71,6 @@ WATCHDOG_S = 27.0
 """Hard stop, also from module start: if the orderly failure path itself stalls (a
 transport teardown that does not return), exit 1 anyway.  Together with the
 interpreter's own start-up (~1 s) the process never outlives 30 s."""
-EXPECTED_VERSION = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
 QUESTION = "Proceed?"
 ANSWERS: dict[str, tuple[types.ElicitResult, str]] = {
     # --answer -> (what the elicitation callback returns, what confirm() must then say)
@@ -85,20 +84,10 @@ ANSWERS: dict[str, tuple[types.ElicitResult, str]] = {
 }
 
 
-def _text(result: types.CallToolResult) -> str:
-    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def _checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
-    if result.is_error:
-        raise RuntimeError(f"tools/call {name} returned isError: {_text(result)!r}")
-    return result
-
-
 async def converse(
     era: str, url: str, discover: bool, confirm: bool, answer: str
 ) -> dict[str, Any]:
-    mode = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}[era]
+    mode = MODES[era]
     updates: list[tuple[float, float | None, str | None]] = []
     elicitations: list[dict[str, Any]] = []
     reply, expected_confirm = ANSWERS[answer]
@@ -124,23 +113,11 @@ async def converse(
         read_timeout_seconds=DEADLINE_S,
         elicitation_callback=on_elicit,
     ) as client:
-        if era == "modern" and discover:
-            raw = await client.session.send_discover(LATEST_MODERN_VERSION)
-            client.session.adopt(types.DiscoverResult.model_validate(raw))
-        version = client.protocol_version
-        if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
-            raise RuntimeError(
-                f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}"
-            )
-
-        tools = await client.list_tools()
-        added = _checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
-        _checked("count", await client.call_tool("count", {"n": 3}, progress_callback=on_progress))
-        weather = _checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
+        outcome = await common_calls(client, era, discover, on_progress)
         confirmed: str | None = None
         if confirm:
-            confirmed = _text(
-                _checked("confirm", await client.call_tool("confirm", {"question": QUESTION}))
+            confirmed = text(
+                checked("confirm", await client.call_tool("confirm", {"question": QUESTION}))
             )
             if confirmed != expected_confirm or len(elicitations) != 1:
                 raise RuntimeError(
@@ -149,20 +126,7 @@ async def converse(
                 )
         # Leaving the block closes the transport; at 2025-11-25 the SDK sends DELETE first.
 
-    structured = added.structured_content
-    add_value: Any = (
-        structured.get("result", structured) if isinstance(structured, dict) else _text(added)
-    )
-    return {
-        "era": era,
-        "protocol_version": version,
-        "tools": [tool.name for tool in tools.tools],
-        "add": add_value,
-        "progress": len(updates),
-        "weather": _text(weather),
-        "confirm": confirmed,
-        "elicitations": elicitations,
-    }
+    return {**outcome, "progress": len(updates), "confirm": confirmed, "elicitations": elicitations}
 
 
 def main(argv: list[str] | None = None) -> int:

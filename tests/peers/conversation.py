@@ -1,0 +1,55 @@
+"""The conversation both SDK test clients hold, whatever the transport.
+
+``sdk_client.py`` (stdio) and ``sdk_http_client.py`` (Streamable HTTP) open a
+``mcp.Client`` their own way and then run :func:`common_calls`: the era's
+opening (a ``server/discover`` probe for the pinned modern era), a check of
+the negotiated version, tools/list, add(2, 3), count(3) with progress and
+get_weather("Paris"). The result is the part of the printed JSON they share.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
+
+MODES = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy", "auto": "auto"}
+EXPECTED_VERSION = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def checked(name: str, result: types.CallToolResult) -> types.CallToolResult:
+    if result.is_error:
+        raise RuntimeError(f"tools/call {name} returned isError: {text(result)!r}")
+    return result
+
+
+async def common_calls(
+    client: Client, era: str, discover: bool, on_progress: Any
+) -> dict[str, Any]:
+    if era == "modern" and discover:
+        raw = await client.session.send_discover(LATEST_MODERN_VERSION)
+        client.session.adopt(types.DiscoverResult.model_validate(raw))
+    version = client.protocol_version
+    if era in EXPECTED_VERSION and version != EXPECTED_VERSION[era]:
+        raise RuntimeError(f"era {era}: negotiated {version!r}, expected {EXPECTED_VERSION[era]!r}")
+    tools = await client.list_tools()
+    added = checked("add", await client.call_tool("add", {"a": 2, "b": 3}))
+    checked("count", await client.call_tool("count", {"n": 3}, progress_callback=on_progress))
+    weather = checked("get_weather", await client.call_tool("get_weather", {"city": "Paris"}))
+    structured = added.structured_content
+    add_value: Any = (
+        structured.get("result", structured) if isinstance(structured, dict) else text(added)
+    )
+    return {
+        "era": era,
+        "protocol_version": version,
+        "tools": [tool.name for tool in tools.tools],
+        "add": add_value,
+        "weather": text(weather),
+    }
