@@ -165,26 +165,7 @@ def test_client_closes_stdin_server_exits(capture_path: Path) -> None:
 
 
 def test_server_ignoring_sigterm_gets_sigkill(capture_path: Path) -> None:
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "stdio",
-            "--grace",
-            "0.3",
-            "-w",
-            str(capture_path),
-            "--",
-            *peer_argv("byte_server.py", "--ignore-term"),
-        ),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _wait_for(
-        lambda: any(
-            isinstance(r, Stderr) and r.raw == "byte_server: armed"
-            for r in _records_so_far(capture_path)
-        )
-    )
+    proc = start_armed(capture_path, ["--grace", "0.3"], "--ignore-term")
     proc.communicate(timeout=30)  # closes stdin: EOF, grace, SIGTERM (ignored), SIGKILL
     assert proc.returncode == 128 + signal.SIGKILL
     _, records, _ = read_records(capture_path)
@@ -193,24 +174,7 @@ def test_server_ignoring_sigterm_gets_sigkill(capture_path: Path) -> None:
 
 
 def test_sigterm_is_forwarded(capture_path: Path) -> None:
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "stdio",
-            "-w",
-            str(capture_path),
-            "--",
-            *peer_argv("byte_server.py", "--on-term-exit", "5"),
-        ),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _wait_for(
-        lambda: any(
-            isinstance(r, Stderr) and r.raw == "byte_server: armed"
-            for r in _records_so_far(capture_path)
-        )
-    )
+    proc = start_armed(capture_path, [], "--on-term-exit", "5")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 5
@@ -305,6 +269,32 @@ def test_killed_mcpeek_leaves_a_readable_capture(tmp_path: Path, capture_path: P
         m.raw == '{"jsonrpc":"2.0","method":"notifications/message","params":{}}' for m in msgs
     )
     assert all(p.endswith("ignored") for p in problems)  # at most a torn last line
+
+
+def start_armed(
+    capture_path: Path, options: list[str], *server_args: str
+) -> subprocess.Popen[bytes]:
+    """mcpeek over byte_server, returned once the server has set up its signal handling."""
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio",
+            *options,
+            "-w",
+            str(capture_path),
+            "--",
+            *peer_argv("byte_server.py", *server_args),
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for(
+        lambda: any(
+            isinstance(r, Stderr) and r.raw == "byte_server: armed"
+            for r in _records_so_far(capture_path)
+        )
+    )
+    return proc
 
 
 def _records_so_far(path: Path) -> list:
