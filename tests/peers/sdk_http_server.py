@@ -56,9 +56,9 @@ import threading
 from typing import Annotated
 
 import uvicorn
+from common_tools import add_common
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    Context,
     Elicit,
     ElicitationResult,
     MCPServer,
@@ -74,24 +74,7 @@ SERVING = threading.Event()
 """Set once ``uvicorn.Server.serve()`` owns the signal handlers (see ``_exit_on_signal``)."""
 
 
-@server.tool()
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@server.tool()
-async def count(n: int, ctx: Context) -> str:
-    """Report progress n times, then return "counted n"."""
-    for i in range(1, n + 1):
-        await ctx.report_progress(i, n, f"step {i}/{n}")
-    return f"counted {n}"
-
-
-@server.tool()
-def get_weather(city: str) -> str:
-    """Return a (fake) weather report for a city."""
-    return f"Sunny in {city}"
+add_common(server, "sdk_http_server")
 
 
 class Confirmation(BaseModel):
@@ -114,18 +97,6 @@ def confirm(
     if isinstance(answer, AcceptedElicitation):
         return f"{'confirmed' if answer.data.confirm else 'refused'}: {question}"
     return f"{answer.action}: {question}"
-
-
-@server.prompt()
-def greet(name: str) -> str:
-    """A tiny prompt."""
-    return f"Say hello to {name}."
-
-
-@server.resource("mcpeek://hello", mime_type="text/plain")
-def hello() -> str:
-    """A tiny static resource."""
-    return "hello from sdk_http_server"
 
 
 async def serve(host: str, port: int, path: str, json_response: bool) -> None:

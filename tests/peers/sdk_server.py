@@ -30,41 +30,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mcp.server.mcpserver import Context, MCPServer
+from common_tools import add_common
+from mcp.server.mcpserver import MCPServer
 
 server: MCPServer = MCPServer(name="mcpeek-sdk-server", version="0.1.0", log_level="WARNING")
 
 
-@server.tool()
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-@server.tool()
-async def count(n: int, ctx: Context) -> str:
-    """Report progress n times, then return "counted n"."""
-    for i in range(1, n + 1):
-        await ctx.report_progress(i, n, f"step {i}/{n}")
-    return f"counted {n}"
-
-
-@server.tool()
-def get_weather(city: str) -> str:
-    """Return a (fake) weather report for a city."""
-    return f"Sunny in {city}"
-
-
-@server.prompt()
-def greet(name: str) -> str:
-    """A tiny prompt."""
-    return f"Say hello to {name}."
-
-
-@server.resource("mcpeek://hello", mime_type="text/plain")
-def hello() -> str:
-    """A tiny static resource."""
-    return "hello from sdk_server"
+add_common(server, "sdk_server")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,37 @@
+"""The tools, prompt and resource every SDK test server offers, on either transport."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import Context, MCPServer
+
+
+def add_common(server: MCPServer, name: str) -> None:
+    """Register add, count (with progress), get_weather, the greet prompt and
+    the mcpeek://hello resource (whose text names the server)."""
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @server.tool()
+    async def count(n: int, ctx: Context) -> str:
+        """Report progress n times, then return "counted n"."""
+        for i in range(1, n + 1):
+            await ctx.report_progress(i, n, f"step {i}/{n}")
+        return f"counted {n}"
+
+    @server.tool()
+    def get_weather(city: str) -> str:
+        """Return a (fake) weather report for a city."""
+        return f"Sunny in {city}"
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        """A tiny prompt."""
+        return f"Say hello to {name}."
+
+    @server.resource("mcpeek://hello", mime_type="text/plain")
+    def hello() -> str:
+        """A tiny static resource."""
+        return f"hello from {name}"
