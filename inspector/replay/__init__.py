@@ -1,0 +1,1 @@
+"""Replay: mock servers from captures (``mcpeek serve``) and client replay (``mcpeek replay``)."""
