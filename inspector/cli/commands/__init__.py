@@ -1,5 +1,18 @@
-"""The subcommands; importing this package registers every one of them."""
+"""The subcommands; importing this package registers every one of them.
 
-from inspector.cli.commands import http, lint, rules_cmd, show, stdio
+Each module here defines one :class:`~inspector.cli.base.Command` subclass;
+they are imported by walking the package, so a new subcommand is a new file
+and nothing else.
+"""
 
-__all__ = ["http", "lint", "rules_cmd", "show", "stdio"]
+import importlib
+import pkgutil
+
+
+def _import_all() -> None:
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+_import_all()
