@@ -48,6 +48,7 @@ class CaptureReader:
         self._decoder = msgspec.json.Decoder(AnyRecord)
         self._kind_decoder = msgspec.json.Decoder(_Kind)
         self._line_no = 0
+        self.bytes_read = 0  # of the (decompressed) file, for progress indicators
 
     def _open(self) -> BinaryIO:
         try:
@@ -81,6 +82,7 @@ class CaptureReader:
                     chunk = b""
                     follow = False
                 if chunk:
+                    self.bytes_read += len(chunk)
                     last_data = time.monotonic()
                     cut = chunk.rfind(b"\n") + 1
                     if not cut:

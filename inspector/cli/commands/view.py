@@ -1,0 +1,77 @@
+"""``mcpeek view [FILE...]``: the terminal UI on captures.
+
+With files, those captures (a capture that is still being written is
+followed). Without, every capture in the capture directory, newest first,
+following the live ones and picking up new ones as proxies start: run
+``mcpeek stdio`` in your MCP client's config and ``mcpeek view`` in a
+terminal, in any order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from inspector.capture.reader import CaptureError, CaptureReader
+from inspector.cli.base import Command, UsageError
+from inspector.paths import capture_dir
+
+
+class ViewCommand(Command):
+    name = "view"
+    help = "open the terminal UI on captures (default: every capture, following live ones)"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
+        follow = parser.add_mutually_exclusive_group()
+        follow.add_argument(
+            "-f",
+            "--follow",
+            action="store_true",
+            default=None,
+            help="follow every capture as it grows (default: those written recently)",
+        )
+        follow.add_argument(
+            "--no-follow", dest="follow", action="store_false", help="read each capture once"
+        )
+        parser.add_argument(
+            "--no-recheck",
+            action="store_true",
+            help="show the violations stored by the proxy; do not re-run the rules",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        directory = None
+        for path in args.files:
+            _check_readable(path)
+        if not args.files:
+            directory = capture_dir()
+            if not directory.is_dir():
+                raise UsageError(
+                    f"no capture directory {directory} yet: run a proxy first "
+                    "(mcpeek stdio -- CMD) or give capture files"
+                )
+        if not sys.stdout.isatty() or not sys.stdin.isatty():
+            raise UsageError("mcpeek view needs a terminal (for a headless look: mcpeek show FILE)")
+        from tui.app import McpeekApp
+
+        app = McpeekApp(
+            list(args.files),
+            directory=directory,
+            follow=args.follow,
+            recheck_rules=not args.no_recheck,
+        )
+        app.run()
+        return 0
+
+
+def _check_readable(path: Path) -> None:
+    """Fail early, with lint's words, on a file that is not a capture at all."""
+    reader = CaptureReader(path)
+    try:
+        for _ in reader.records():
+            break
+    except CaptureError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,228 @@
+"""A capture as a viewer sees it: flows as rows, their violations, a summary.
+
+:class:`SessionModel` is the data model behind ``mcpeek view`` (and any other
+front end): it is an :class:`~inspector.analysis.AnalysisListener` that turns
+the analyser's flows into :class:`FlowItem` rows, in the order the flows
+started, and attaches violations to them. It never imports a UI toolkit and
+does no I/O of its own; a loader feeds it records (from a file, following a
+growing file, or live) and a front end reads it.
+
+Concurrency: one thread feeds (the loader), another reads (the UI). Appends
+and attribute updates are atomic under the GIL; what changed is collected
+under a lock and handed out by :meth:`SessionModel.take_changes`, so the UI
+redraws only what moved, once per batch rather than once per message.
+
+Violations come from two places. A capture written by a proxy with live
+checks holds ``violation`` records; they are shown as they are read. A full
+re-check (the same rules ``mcpeek lint`` runs) can replace them later with
+:meth:`SessionModel.set_findings`.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
+from inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from inspector.records import AnyRecord, Event, Header, Http, Record, Stderr, Violation
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+class FlowItem:
+    """One row of the flow list: a flow, its violations, the user's mark and note."""
+
+    __slots__ = ("comment", "findings", "flow", "marked", "worst")
+
+    def __init__(self, flow: Flow) -> None:
+        self.flow = flow
+        self.findings: list[Violation] = []
+        self.worst: str | None = None  # highest severity among findings
+        self.marked = False
+        self.comment = ""
+
+    def add_finding(self, finding: Violation) -> None:
+        self.findings.append(finding)
+        if self.worst is None or SEVERITY_RANK.get(finding.severity, 0) > SEVERITY_RANK.get(
+            self.worst, 0
+        ):
+            self.worst = finding.severity
+
+    def clear_findings(self) -> None:
+        self.findings = []
+        self.worst = None
+
+
+class Changes:
+    """What moved since the last look: rows added, rows changed, violations."""
+
+    __slots__ = ("added", "changed", "findings")
+
+    def __init__(self, added: int = 0, changed: frozenset[int] = frozenset()) -> None:
+        self.added = added  # rows appended (they are the last ``added`` rows)
+        self.changed = changed  # indexes of existing rows that changed
+        self.findings = False
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.changed or self.findings)
+
+
+class SessionModel(AnalysisListener):
+    def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.path = Path(path)
+        self.analyzer = Analyzer([self], timeout=timeout, keep_flows=True)
+        self.items: list[FlowItem] = []
+        self.findings: list[Violation] = []
+        self.header: Header | None = None
+        self.problems: list[str] = []
+        self.records = 0
+        self.messages = 0
+        self.ended = False  # the wrapped server exited (or the proxy stopped)
+        self.loaded = False  # the loader has read everything there was
+        self._row_of_flow: dict[int, int] = {}
+        self._flow_of_seq = array("I")  # seq -> flow number (0: not a message)
+        self._lock = threading.Lock()
+        self._added = 0
+        self._changed: set[int] = set()
+        self._findings_changed = False
+        self._orphan_findings: list[Violation] = []  # seen before their message
+        self.exchanges: dict[str, list[Http]] = {}  # HTTP records by exchange id
+        self.stderr: list[Stderr] = []
+
+    # -- feeding (loader thread) -------------------------------------------------
+    def feed(self, records: Iterable[AnyRecord]) -> None:
+        analyzer = self.analyzer
+        for record in records:
+            if isinstance(record, Header):
+                self.header = record
+                if analyzer.header is not None:
+                    continue
+            self.records += 1
+            analyzer.feed(record)
+            if isinstance(record, Event) and record.event == "exit":
+                self.ended = True
+
+    def finish(self) -> None:
+        """The capture is complete: end what is still open (unanswered, closed)."""
+        self.analyzer.finish()
+        self.loaded = True
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        if isinstance(record, Violation):
+            self._attach(record)
+        elif isinstance(record, Http):
+            self.exchanges.setdefault(record.x, []).append(record)
+        elif isinstance(record, Stderr):
+            self.stderr.append(record)
+
+    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
+        self.messages += 1
+        seqs = self._flow_of_seq
+        if entry.seq >= len(seqs):
+            seqs.extend([0] * (entry.seq + 1 - len(seqs)))
+        seqs[entry.seq] = flow.number
+        row = self._row_of_flow.get(flow.number)
+        with self._lock:
+            if row is None:
+                self._row_of_flow[flow.number] = len(self.items)
+                self.items.append(FlowItem(flow))
+                self._added += 1
+            else:
+                self._changed.add(row)
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        row = self._row_of_flow.get(flow.number)
+        if row is not None:
+            with self._lock:
+                self._changed.add(row)
+
+    # -- violations -----------------------------------------------------------------
+    def _attach(self, finding: Violation) -> None:
+        with self._lock:
+            self.findings.append(finding)
+            self._findings_changed = True
+            # ``msgs`` lists the offending message last (CAPTURE-FORMAT.md)
+            row = self.row_of_seq(finding.msgs[-1]) if finding.msgs else None
+            if row is None:
+                self._orphan_findings.append(finding)
+                return
+            self.items[row].add_finding(finding)
+            self._changed.add(row)
+
+    def set_findings(self, findings: Iterable[Violation]) -> None:
+        """Replace every violation (e.g. with a full re-check's)."""
+        with self._lock:
+            for row, item in enumerate(self.items):
+                if item.findings:
+                    item.clear_findings()
+                    self._changed.add(row)
+            self.findings = []
+            self._orphan_findings = []
+        for finding in findings:
+            self._attach(finding)
+        with self._lock:
+            self._findings_changed = True
+
+    def row_of_seq(self, seq: int) -> int | None:
+        if 0 < seq < len(self._flow_of_seq):
+            number = self._flow_of_seq[seq]
+            if number:
+                return self._row_of_flow.get(number)
+        return None
+
+    def row_of_flow(self, number: int) -> int | None:
+        return self._row_of_flow.get(number)
+
+    # -- reading (UI thread) ----------------------------------------------------------
+    def take_changes(self) -> Changes:
+        with self._lock:
+            changes = Changes(self._added, frozenset(self._changed))
+            changes.findings = self._findings_changed
+            self._added = 0
+            self._changed = set()
+            self._findings_changed = False
+        return changes
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def conversations(self) -> list[Conversation]:
+        return list(self.analyzer.conversations.values())
+
+    def summary(self) -> dict[str, Any]:
+        """What the session declared: one dict per conversation, for a summary view."""
+        header = self.header
+        out: dict[str, Any] = {
+            "file": str(self.path),
+            "transport": header.transport if header else None,
+            "target": header.target if header else None,
+            "created": header.created if header else None,
+            "records": self.records,
+            "messages": self.messages,
+            "flows": len(self.items),
+            "violations": len(self.findings),
+            "ended": self.ended,
+            "conversations": [],
+        }
+        for conversation in self.conversations:
+            declared = conversation.declared
+            out["conversations"].append(
+                {
+                    "key": conversation.key,
+                    "era": declared.era,
+                    "protocol_version": declared.protocol_version,
+                    "client_info": declared.client_info,
+                    "server_info": declared.server_info,
+                    "client_capabilities": declared.client_capabilities,
+                    "server_capabilities": declared.server_capabilities,
+                    "tools": sorted(declared.tools),
+                    "messages": conversation.message_count,
+                }
+            )
+        return out

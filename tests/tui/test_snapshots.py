@@ -1,0 +1,61 @@
+"""Snapshots of the viewer's main screens at a fixed size, from the committed captures.
+
+Update them after a deliberate change of the look with
+``pytest tests/tui/test_snapshots.py --snapshot-update`` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tests.tui.conftest import wait_loaded
+from tui.app import McpeekApp
+
+CAPTURES = Path(__file__).resolve().parents[2] / "captures"
+SIZE = (120, 34)
+
+
+def app_on(name: str) -> McpeekApp:
+    return McpeekApp([CAPTURES / name], follow=False, recheck_rules=False)
+
+
+def after_loading(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def run(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, McpeekApp)
+        await wait_loaded(pilot, app)
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause(0.2)
+
+    return run
+
+
+def test_flow_list(snap_compare: Any) -> None:
+    app = app_on("modern-stdio.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_loading("home", "down", "down"))
+
+
+def test_detail_of_a_call_with_progress(snap_compare: Any) -> None:
+    app = app_on("modern-stdio.jsonl")
+    keys = ("home", "down", "down", "down", "enter")  # tools/call count
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_loading(*keys))
+
+
+def test_violations_panel(snap_compare: Any) -> None:
+    app = app_on("violations.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_loading("v"))
+
+
+def test_legacy_session_summary(snap_compare: Any) -> None:
+    app = app_on("legacy-stdio.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_loading("s"))
+
+
+def test_help_screen(snap_compare: Any) -> None:
+    app = app_on("modern-http-sse.jsonl")
+    assert snap_compare(app, terminal_size=SIZE, run_before=after_loading("question_mark"))

@@ -1,0 +1,353 @@
+"""``mcpeek view``: the Textual app over one or more captures.
+
+The app composes the headless pieces: a :class:`SessionModel` per capture
+(filled by a loader thread, see :mod:`tui.loader`), the filter language of
+:mod:`inspector.filters`, and the widgets that draw them (the virtualised
+:class:`FlowList`, the :class:`DetailPane`, modal screens). Per capture it
+keeps a :class:`SessionView`: the filter and the rows it lets through.
+
+Without files it shows every capture of the capture directory, newest first,
+following those that are still being written, and picks up new ones as
+proxies start (the capture file is the bus: nothing to start in order).
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Input, Static, Tab, Tabs
+from textual.worker import get_current_worker
+
+from inspector.filters import Filter, FilterError, compile_filter, filter_rows
+from inspector.views.session import SessionModel
+from tui.actions import ActionCommands, bindings
+from tui.detail import DetailPane
+from tui.flow_list import ColumnHeader, FlowList
+from tui.loader import Progress, SessionUpdated, is_live, load_into, recheck
+from tui.session_actions import SessionActions
+
+DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
+
+
+class SessionView:
+    """One capture as the app shows it: its model, filter, matching rows, cursor."""
+
+    def __init__(self, path: Path, *, follow: bool) -> None:
+        self.model = SessionModel(path)
+        self.progress = Progress(_size(path))
+        self.follow = follow
+        self.filter: Filter | None = None
+        self.matches = array("I")
+        self.checked = 0  # items the filter has looked at
+        self.cursor_item: int | None = None
+        self.started = False
+        self.done = False
+        self.error: str | None = None
+        self.rechecked = False
+        self.problems_noted = 0
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class McpeekApp(SessionActions):
+    TITLE = "mcpeek"
+    BINDINGS = bindings()  # type: ignore[assignment]  # Binding is one of the allowed forms
+    COMMANDS = App.COMMANDS | {ActionCommands}
+    CSS = """
+    #columns { height: 1; color: $text-muted; text-style: bold; }
+    #status { height: 1; background: $panel; }
+    #query { dock: bottom; display: none; }
+    #detail { display: none; }
+    Tabs { height: 2; }
+    """
+
+    def __init__(
+        self,
+        paths: list[Path],
+        *,
+        directory: Path | None = None,
+        follow: bool | None = None,
+        recheck_rules: bool = True,
+    ) -> None:
+        super().__init__()
+        self.paths = paths
+        self.directory = directory
+        self.follow_mode = follow  # None: follow the captures that look live
+        self.recheck_rules = recheck_rules
+        self.views: list[SessionView] = []
+        self.current: SessionView | None = None
+        self.query_mode = ""  # "filter" or "search" while the input is open
+        self.search_text = ""
+        self.show_all = False
+        self.directory_poll = DIRECTORY_POLL
+
+    # -- layout ---------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Tabs(id="sessions")
+        yield ColumnHeader(id="columns")
+        yield FlowList(id="flows")
+        yield DetailPane(id="detail")
+        yield Input(id="query")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for path in self.paths:
+            self.add_session(path)
+        if self.directory is not None:
+            self.scan_directory()
+            self.set_interval(self.directory_poll, self.scan_directory)
+        if not self.views:
+            where = self.directory or "the command line"
+            self.main.query_one("#status", Static).update(f"no captures in {where} yet")
+        self.set_interval(0.5, self.update_status)
+        self.main.query_one(FlowList).focus()
+
+    def add_session(self, path: Path) -> SessionView:
+        follow = self.follow_mode if self.follow_mode is not None else is_live(path)
+        view = SessionView(path, follow=follow)
+        self.views.append(view)
+        tabs = self.main.query_one(Tabs)
+        tabs.add_tab(Tab(path.name, id=f"s{len(self.views)}"))
+        if self.current is None or follow:
+            self.start_loading(view)
+        if self.current is None:
+            self.activate(view)
+        return view
+
+    def scan_directory(self) -> None:
+        assert self.directory is not None
+        known = {view.model.path for view in self.views}
+        try:
+            found = [p for p in self.directory.iterdir() if p.name.endswith((".jsonl", ".gz"))]
+        except OSError:
+            return
+        found.sort(key=lambda p: (_mtime(p), p.name), reverse=True)
+        for path in found:
+            if path not in known:
+                self.add_session(path)
+
+    # -- loading ----------------------------------------------------------------------
+    def start_loading(self, view: SessionView) -> None:
+        if view.started:
+            return
+        view.started = True
+        self.load(view)
+
+    @work(thread=True, group="load")
+    def load(self, view: SessionView) -> None:
+        worker = get_current_worker()
+        model = view.model
+        error = load_into(
+            model,
+            view.progress,
+            lambda: self.post_message(SessionUpdated(model)),
+            follow=view.follow,
+            cancelled=lambda: worker.is_cancelled,
+        )
+        self.post_message(SessionUpdated(model, done=True, error=error))
+        if error is None and self.recheck_rules and not worker.is_cancelled:
+            found = recheck(model.path)
+            if found is not None:
+                model.set_findings(found)
+                view.rechecked = True
+                self.post_message(SessionUpdated(model))
+
+    def on_session_updated(self, message: SessionUpdated) -> None:
+        view = next((v for v in self.views if v.model is message.model), None)
+        if view is None:
+            return
+        if message.done:
+            view.done = True
+            view.error = message.error
+            if message.error:
+                self.notify(message.error, title="cannot open", severity="error", timeout=10)
+        problems = view.model.problems
+        if len(problems) > view.problems_noted:
+            self.notify(
+                f"{view.model.name}: {len(problems)} problem(s) reading it, "
+                f"the rest is shown: {problems[view.problems_noted]}",
+                severity="warning",
+                timeout=8,
+            )
+            view.problems_noted = len(problems)
+        changes = view.model.take_changes()
+        self.apply_changes(view, changed=changes.changed)
+        if view is self.current:
+            detail = self.main.query_one(DetailPane)
+            item = detail.item
+            if detail.display and item is not None and changes:
+                detail.show(item, view.model, show_all=self.show_all)
+        self.update_status()
+
+    def apply_changes(self, view: SessionView, changed: frozenset[int] = frozenset()) -> None:
+        """Filter the rows that arrived (and re-filter those that changed)."""
+        items = view.model.items
+        flt = view.filter
+        count = len(items)
+        if flt is None:
+            new = array("I", range(view.checked, count))
+        else:  # filter_rows numbers the slice from 0
+            new = array(
+                "I", (i + view.checked for i in filter_rows(flt, items[view.checked : count]))
+            )
+        moved = flt is not None and bool(changed) and _refilter(view, flt, changed)
+        view.checked = count
+        flow_list = self.main.query_one(FlowList)
+        if view is not self.current or moved:
+            view.matches.extend(new)
+            if view is self.current:
+                self.show_view(view)
+            return
+        flow_list.extend(new)  # the list shares view.matches
+        if changed:
+            flow_list.refresh_rows()
+
+    # -- sessions ------------------------------------------------------------------------
+    def activate(self, view: SessionView) -> None:
+        if self.current is not None:
+            self.current.cursor_item = self.main.query_one(FlowList).current_item_index
+        self.current = view
+        self.start_loading(view)
+        tabs = self.main.query_one(Tabs)
+        tab_id = f"s{self.views.index(view) + 1}"
+        if tabs.active != tab_id:
+            tabs.active = tab_id
+        self.show_view(view)
+
+    def show_view(self, view: SessionView) -> None:
+        flow_list = self.main.query_one(FlowList)
+        flow_list.follow = view.cursor_item is None or flow_list.follow
+        flow_list.show(view.model, view.matches, view.cursor_item)
+        self.update_status()
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tab is None or event.tab.id is None:
+            return
+        index = int(event.tab.id[1:]) - 1
+        if 0 <= index < len(self.views) and self.views[index] is not self.current:
+            self.activate(self.views[index])
+
+    # -- filtering --------------------------------------------------------------------------
+    def set_filter(self, text: str) -> None:
+        view = self.current
+        if view is None:
+            return
+        try:
+            flt = compile_filter(text) if text.strip() else None
+        except FilterError as exc:
+            self.notify(str(exc), title="filter", severity="error", timeout=8)
+            return
+        view.filter = flt
+        view.cursor_item = self.main.query_one(FlowList).current_item_index
+        self.refilter(view)
+
+    @work(thread=True, exclusive=True, group="filter")
+    def refilter(self, view: SessionView) -> None:
+        started = time.perf_counter()
+        count = len(view.model.items)
+        flt = view.filter
+        items = view.model.items[:count]
+        matches = filter_rows(flt, items) if flt else array("I", range(count))
+        elapsed = time.perf_counter() - started
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._filtered, view, matches, count, elapsed)
+
+    def _filtered(self, view: SessionView, matches: array[int], count: int, elapsed: float) -> None:
+        view.matches = matches
+        view.checked = count
+        if view is self.current:
+            self.show_view(view)
+            self.apply_changes(view)
+            if view.filter is not None:
+                self.notify(f"{len(matches)} of {count} flows match ({elapsed * 1000:.0f} ms)")
+
+    def on_flow_list_highlighted(self, message: FlowList.Highlighted) -> None:
+        detail = self.main.query_one(DetailPane)
+        if detail.display and message.item is not None and self.current is not None:
+            detail.show(message.item, self.current.model, show_all=self.show_all)
+        self.update_status()
+
+    def on_flow_list_selected(self, message: FlowList.Selected) -> None:
+        self.action_open_detail()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "query":
+            return
+        if self.query_mode == "filter":
+            self.set_filter(event.value)
+        elif self.query_mode == "search":
+            self.search_text = event.value
+        self.close_query()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "query" and self.query_mode == "search":
+            self.search_text = event.value
+            self.search(1, from_current=True)
+
+    def close_query(self) -> None:
+        query = self.main.query_one("#query", Input)
+        query.display = False
+        self.query_mode = ""
+        self.main.query_one(FlowList).focus()
+
+    def update_status(self) -> None:
+        view = self.current
+        if view is None:
+            return
+        model = view.model
+        parts = [model.name, f"{len(model.items)} flows"]
+        if view.filter is not None:
+            parts.append(f"{len(view.matches)} shown by {view.filter.text!r}")
+        parts.append(
+            f"{len(model.findings)} violations" + (" (re-checked)" if view.rechecked else "")
+        )
+        if view.error:
+            parts.append(f"error: {view.error}")
+        elif not view.done:
+            parts.append(
+                "following"
+                if view.follow and view.progress.fraction >= 1
+                else f"loading {view.progress.fraction:.0%}"
+            )
+        elif model.ended:
+            parts.append("server exited")
+        if self.main.query_one(FlowList).follow:
+            parts.append("follow")
+        self.main.query_one("#status", Static).update("  ·  ".join(parts))
+
+
+def _refilter(view: SessionView, flt: Filter, changed: frozenset[int]) -> bool:
+    """Rows whose content changed may enter or leave the filter; True if any did."""
+    members = set(view.matches)
+    moved = False
+    items = view.model.items
+    for index in changed:
+        if index >= view.checked:
+            continue
+        wanted = flt(items[index])
+        if wanted != (index in members):
+            moved = True
+            if wanted:
+                members.add(index)
+            else:
+                members.discard(index)
+    if moved:
+        view.matches = array("I", sorted(members))
+    return moved
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

@@ -1,0 +1,214 @@
+"""The detail pane: everything about one flow, in tabs.
+
+Request and response pretty-printed and highlighted (capped and folded until
+"show all"), the raw bytes as they crossed the wire, the HTTP exchanges that
+carried them, timing per id and per logical call, the notifications tied to
+the flow (progress as a bar) and its violations with their spec links.
+Content is built from the model when a flow is opened; the widgets only
+display it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane
+
+from inspector.analysis.flow import Entry
+from inspector.views.flowline import clock
+from inspector.views.session import FlowItem, SessionModel
+from tui.render import SEVERITY_STYLE, latency_text, pretty_body, raw_text
+
+TABS = ("request", "response", "raw", "http", "timing", "notifications", "violations")
+
+
+def _heading(entry: Entry, label: str) -> Text:
+    arrow = "→ client to server" if entry.dir == "c2s" else "← server to client"
+    return Text.assemble(
+        (label, "bold"), f"  seq {entry.seq}  {clock(entry.t)}  {arrow}", style="dim"
+    )
+
+
+def _body(entry: Entry, show_all: bool) -> RenderableType:
+    text, cut = pretty_body(
+        entry.wire(), fold=None if show_all else 200, max_lines=None if show_all else 400
+    )
+    syntax = Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")
+    if not cut:
+        return syntax
+    return Group(syntax, Text("… capped: press a to show all", style="bold yellow"))
+
+
+def messages_view(entries: list[tuple[str, Entry]], show_all: bool) -> RenderableType:
+    if not entries:
+        return Text("(none)", style="dim")
+    parts: list[RenderableType] = []
+    for label, entry in entries:
+        parts += [_heading(entry, label), _body(entry, show_all), Text("")]
+    return Group(*parts)
+
+
+def raw_view(item: FlowItem, show_all: bool) -> RenderableType:
+    parts: list[RenderableType] = []
+    for entry in item.flow.entries:
+        data = entry.wire()
+        head = _heading(entry, f"{len(data)} bytes")
+        if entry.record.raw_b64 is not None:
+            head.append("  (not UTF-8)", "bold red")
+        parts += [head, raw_text(data, None if show_all else 64 * 1024), Text("")]
+    return Group(*parts) if parts else Text("(no messages)", style="dim")
+
+
+def http_view(item: FlowItem, model: SessionModel) -> RenderableType:
+    channels = list(dict.fromkeys(e.ch for e in item.flow.entries if e.ch in model.exchanges))
+    if not channels:
+        return Text("(not carried over HTTP)", style="dim")
+    parts: list[RenderableType] = []
+    for channel in channels:
+        for record in model.exchanges[channel]:
+            line = Text(f"{channel} {record.phase}", style="bold")
+            if record.method:
+                line.append(f"  {record.method} {record.path or ''}")
+            if record.status is not None:
+                line.append(f"  {record.status}", "green" if record.status < 400 else "red")
+            if record.reason:
+                line.append(f"  ({record.reason})", "yellow")
+            parts.append(line)
+            for name, value in record.headers or ():
+                parts.append(Text.assemble(("  " + name, "cyan"), ": ", value))
+        parts.append(Text(""))
+    return Group(*parts)
+
+
+def timing_view(item: FlowItem) -> RenderableType:
+    flow = item.flow
+    table = Table("id", "sent", "answered", "latency", "outcome", box=None, pad_edge=False)
+    for attempt in flow.attempts:
+        response = attempt.response
+        table.add_row(
+            str(attempt.request.id),
+            clock(attempt.request.t),
+            clock(response.t) if response else "—",
+            latency_text(attempt.latency_ms) or "—",
+            attempt.result_type or (response.kind if response else flow.status),
+        )
+    total = Text.assemble(
+        ("whole call: ", "bold"),
+        latency_text(flow.latency_ms) or "not answered",
+        f"  ({len(flow.attempts)} round{'s' if len(flow.attempts) != 1 else ''})",
+        f"  status {flow.status}" + (" (late)" if flow.late else ""),
+    )
+    return Group(total, Text(""), table)
+
+
+def _params(entry: Entry) -> dict[str, Any]:
+    try:
+        value = msgspec.json.decode(entry.wire())
+    except msgspec.DecodeError:
+        return {}
+    params = value.get("params") if isinstance(value, dict) else None
+    return params if isinstance(params, dict) else {}
+
+
+def notifications_view(item: FlowItem) -> RenderableType:
+    flow = item.flow
+    notes = flow.notifications + ([flow.cancel] if flow.cancel is not None else [])
+    if not notes:
+        return Text("(no notifications tied to this flow)", style="dim")
+    start = flow.started
+    parts: list[RenderableType] = []
+    last_progress: dict[str, Any] | None = None
+    for entry in sorted(notes, key=lambda e: e.seq):
+        params = _params(entry)
+        line = Text(f"+{(entry.t - start) * 1000:8.1f} ms  ", style="dim")
+        line.append(entry.method or "?", "bold")
+        if entry.method == "notifications/progress":
+            last_progress = params
+            line.append(f"  {params.get('progress')}/{params.get('total', '?')}")
+            if params.get("message"):
+                line.append(f"  {params['message']}", "italic")
+        elif entry.method == "notifications/message":
+            line.append(f"  [{params.get('level')}] {str(params.get('data'))[:200]}")
+        parts.append(line)
+    if last_progress is not None:
+        done, total = last_progress.get("progress"), last_progress.get("total")
+        if isinstance(done, int | float) and isinstance(total, int | float) and total > 0:
+            parts.insert(0, ProgressBar(total=float(total), completed=float(done), width=40))
+    return Group(*parts)
+
+
+def violations_view(item: FlowItem) -> RenderableType:
+    if not item.findings:
+        return Text("(no violations)", style="dim")
+    parts: list[RenderableType] = []
+    for finding in item.findings:
+        line = Text()
+        line.append(f"{finding.severity.upper():<8}", SEVERITY_STYLE.get(finding.severity, ""))
+        line.append(finding.rule, "bold")
+        line.append(f"  msgs {', '.join(map(str, finding.msgs))}\n", "dim")
+        line.append("  " + finding.message + "\n")
+        if finding.spec:
+            line.append("  " + finding.spec, f"underline blue link {finding.spec}")
+        parts.append(line)
+    return Group(*parts)
+
+
+class DetailPane(Vertical):
+    """Tabs of one flow; :meth:`show` fills them."""
+
+    DEFAULT_CSS = """
+    DetailPane { height: 2fr; border-top: solid $accent; }
+    DetailPane TabbedContent { height: 1fr; }
+    DetailPane VerticalScroll { height: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.item: FlowItem | None = None
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent():
+            for tab in TABS:
+                with TabPane(tab.capitalize(), id=f"tab-{tab}"), VerticalScroll():
+                    yield Static(id=f"body-{tab}")
+
+    def show(self, item: FlowItem, model: SessionModel, *, show_all: bool = False) -> None:
+        self.item = item
+        flow = item.flow
+        requests = [
+            (f"request {i + 1}" if len(flow.attempts) > 1 else "request", a.request)
+            for i, a in enumerate(flow.attempts)
+        ]
+        if flow.orphan is not None:
+            requests.append((flow.status, flow.orphan))
+        responses = [
+            (f"response {i + 1}" if len(flow.attempts) > 1 else "response", a.response)
+            for i, a in enumerate(flow.attempts)
+            if a.response is not None
+        ]
+        views: dict[str, RenderableType] = {
+            "request": messages_view(requests, show_all),
+            "response": messages_view(responses, show_all),
+            "raw": raw_view(item, show_all),
+            "http": http_view(item, model),
+            "timing": timing_view(item),
+            "notifications": notifications_view(item),
+            "violations": violations_view(item),
+        }
+        for tab, view in views.items():
+            self.query_one(f"#body-{tab}", Static).update(view)
+        tabs = self.query_one(TabbedContent)
+        count = len(item.findings)
+        tabs.get_tab("tab-violations").label = f"Violations ({count})" if count else "Violations"
+        notes = len(flow.notifications)
+        tabs.get_tab("tab-notifications").label = (
+            f"Notifications ({notes})" if notes else "Notifications"
+        )

@@ -1,0 +1,246 @@
+"""The flow list: one line per flow, virtualised with Textual's Line API.
+
+The widget never holds a widget per row. It holds an ``array`` of display
+rows (an item index shifted left by ``SUB_BITS``, plus the attempt number of
+an expanded MRTR chain's sub-row) and renders only the lines on screen in
+:meth:`FlowList.render_line`, through a small cache of rendered strips, so a
+million flows scroll as smoothly as ten.
+
+Follow mode keeps the cursor on the newest flow while rows arrive; moving
+the cursor up turns it off, going to the end turns it back on.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+
+from rich.segment import Segment
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+from inspector.views.session import FlowItem, SessionModel
+from tui.render import attempt_row, column_header, flow_row
+
+SUB_BITS = 8  # up to 255 attempts of one chain shown as sub-rows
+SUB_MASK = (1 << SUB_BITS) - 1
+
+
+class FlowList(ScrollView, can_focus=True):
+    """Rows of one session's (filtered) flows."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last (follow)", show=False),
+        Binding("enter", "select", "Open", show=False),
+        Binding("space", "toggle_expand", "Expand chain", show=False),
+    ]
+    COMPONENT_CLASSES = {"flow-list--cursor"}
+    DEFAULT_CSS = """
+    FlowList { height: 1fr; }
+    FlowList > .flow-list--cursor { background: $accent 40%; }
+    FlowList:focus > .flow-list--cursor { background: $accent; }
+    """
+
+    follow: reactive[bool] = reactive(True)
+
+    class Highlighted(Message):
+        def __init__(self, item: FlowItem | None) -> None:
+            super().__init__()
+            self.item = item
+
+    class Selected(Message):
+        def __init__(self, item: FlowItem) -> None:
+            super().__init__()
+            self.item = item
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: SessionModel | None = None
+        self.matches = array("I")  # item indexes the filter lets through, ascending
+        self.rows = array("Q")  # display rows (see module docstring)
+        self.expanded: set[int] = set()  # item indexes of opened MRTR chains
+        self.cursor = 0
+        self._cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
+
+    # -- data --------------------------------------------------------------------
+    def show(
+        self, model: SessionModel | None, matches: array[int], cursor_item: int | None
+    ) -> None:
+        """Show ``matches`` (item indexes) of ``model``; keep the cursor on ``cursor_item``."""
+        self.model = model
+        self.matches = matches
+        self._rebuild()
+        if self.follow or cursor_item is None:
+            self.cursor = max(len(self.rows) - 1, 0) if self.follow else 0
+        else:
+            self.cursor = self._row_of_item(cursor_item)
+        self._changed(scroll=True)
+
+    def extend(self, new_matches: array[int]) -> None:
+        """Rows appended at the end (live traffic); follow mode moves along."""
+        if not new_matches:
+            return
+        self.matches.extend(new_matches)
+        self.rows.extend(i << SUB_BITS for i in new_matches)
+        if self.follow:
+            self.cursor = len(self.rows) - 1
+        self._changed(scroll=self.follow)
+
+    def refresh_rows(self) -> None:
+        """Some rows' content changed (status, violations): draw again."""
+        self._cache.clear()
+        self.refresh()
+
+    def _rebuild(self) -> None:
+        rows = array("Q", (i << SUB_BITS for i in self.matches))
+        for item_index in sorted(self.expanded, reverse=True):
+            at = bisect_left(self.matches, item_index)
+            if at >= len(self.matches) or self.matches[at] != item_index or self.model is None:
+                continue
+            attempts = len(self.model.items[item_index].flow.attempts)
+            subs = [(item_index << SUB_BITS) | (k + 1) for k in range(min(attempts, SUB_MASK))]
+            rows[at + 1 : at + 1] = array("Q", subs)
+        self.rows = rows
+
+    def _row_of_item(self, item_index: int) -> int:
+        at = bisect_left(self.rows, item_index << SUB_BITS)
+        return min(at, max(len(self.rows) - 1, 0))
+
+    def _changed(self, *, scroll: bool) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self.rows))
+        if scroll:
+            self.call_after_refresh(self._scroll_to_cursor)
+        self.refresh()
+        self.post_message(self.Highlighted(self.current_item))
+
+    @property
+    def current_item(self) -> FlowItem | None:
+        if self.model is None or not self.rows:
+            return None
+        index = self.rows[min(self.cursor, len(self.rows) - 1)] >> SUB_BITS
+        return self.model.items[index]
+
+    def shown_items(self) -> list[FlowItem]:
+        """The flows on the rows, in order (sub-rows of an expanded chain not repeated)."""
+        if self.model is None:
+            return []
+        return [self.model.items[code >> SUB_BITS] for code in self.rows if not code & SUB_MASK]
+
+    @property
+    def current_item_index(self) -> int | None:
+        if not self.rows:
+            return None
+        return self.rows[min(self.cursor, len(self.rows) - 1)] >> SUB_BITS
+
+    # -- drawing -------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.size.width
+        if row >= len(self.rows) or self.model is None:
+            return Strip.blank(width, self.rich_style)
+        selected = row == self.cursor
+        key = (self.rows[row], width, selected)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(self.rows[row], width, selected)
+            self._cache[key] = strip
+        return strip.crop(scroll_x, scroll_x + width)
+
+    def _render_row(self, code: int, width: int, selected: bool) -> Strip:
+        assert self.model is not None
+        item = self.model.items[code >> SUB_BITS]
+        sub = code & SUB_MASK
+        if sub:
+            text = attempt_row(item.flow, sub - 1, width)
+        else:
+            text = flow_row(item, width, expanded=(code >> SUB_BITS) in self.expanded)
+        segments = list(text.render(self.app.console))
+        base = self.rich_style
+        if selected:
+            base = base + self.get_component_rich_style("flow-list--cursor")
+        segments = list(Segment.apply_style(segments, base))
+        return Strip(segments).extend_cell_length(width, base).crop(0, width)
+
+    # -- moving ----------------------------------------------------------------------
+    def _move_to(self, row: int) -> None:
+        if not self.rows:
+            return
+        self.cursor = max(0, min(row, len(self.rows) - 1))
+        self.follow = self.cursor == len(self.rows) - 1  # at the newest row: stick to it
+        self._cache.clear()
+        self._scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.Highlighted(self.current_item))
+
+    def _scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height or 1
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def move_to_item(self, item_index: int) -> None:
+        self._move_to(self._row_of_item(item_index))
+
+    def action_cursor(self, delta: int) -> None:
+        self._move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._move_to(self.cursor + direction * max(self.scrollable_content_region.height - 1, 1))
+
+    def action_first(self) -> None:
+        self._move_to(0)
+
+    def action_last(self) -> None:
+        self._move_to(len(self.rows) - 1)
+
+    def action_select(self) -> None:
+        item = self.current_item
+        if item is not None:
+            self.post_message(self.Selected(item))
+
+    def action_toggle_expand(self) -> None:
+        index = self.current_item_index
+        if index is None or self.model is None:
+            return
+        if len(self.model.items[index].flow.attempts) < 2:
+            return
+        self.expanded.symmetric_difference_update({index})
+        self._rebuild()
+        self.cursor = self._row_of_item(index)
+        self._changed(scroll=True)
+
+    def on_click(self, event: Click) -> None:
+        row = self.scroll_offset.y + event.y
+        if row < len(self.rows):
+            if row == self.cursor and event.chain >= 2:
+                self.action_select()
+            self._move_to(row)
+
+    def watch_follow(self, follow: bool) -> None:
+        self.post_message(self.Highlighted(self.current_item))
+
+
+class ColumnHeader(Widget):
+    """The column titles, laid out like the rows below them."""
+
+    DEFAULT_CSS = "ColumnHeader { height: 1; }"
+
+    def render(self) -> Text:
+        return column_header(self.size.width)

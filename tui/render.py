@@ -1,0 +1,158 @@
+"""How flows and messages look: one flow as a row of styled segments, a message as text.
+
+Pure functions from the data model to Rich objects, shared by the flow list,
+the detail pane and the snapshot tests. Nothing here keeps state.
+
+Large bodies are capped (``max_lines``) and long strings folded
+(``fold``) so a 20 MB tool result opens instantly; the detail pane's
+"show all" action asks again without limits.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from rich.style import Style
+from rich.text import Text
+
+from inspector.analysis import Flow
+from inspector.analysis.flow import Attempt
+from inspector.views.flowline import clock
+from inspector.views.session import FlowItem
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+STATUS_STYLE = {
+    "complete": "green",
+    "error": "red",
+    "cancelled": "magenta",
+    "unanswered": "bold red",
+    "pending": "yellow",
+    "input_required": "bold yellow",
+    "closed": "dim",
+    "orphan": "bold red",
+    "notification": "blue",
+}
+FOLD_AT = 200  # characters of a string shown before folding
+MAX_LINES = 400  # lines of a pretty-printed body shown before capping
+
+# Column widths of a flow row (the method column takes what is left).
+W_TIME, W_IDS, W_STATUS, W_LATENCY, W_EXTRA = 12, 8, 14, 10, 6
+FIXED_WIDTH = 2 + W_TIME + 1 + 2 + 1 + W_IDS + 1 + W_STATUS + W_LATENCY + W_EXTRA
+
+
+def ids_text(ids: list[Any]) -> str:
+    return "→".join(str(i) if isinstance(i, int) else json.dumps(i) for i in ids)
+
+
+def latency_text(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    if ms >= 10_000:
+        return f"{ms / 1000:.1f} s"
+    return f"{ms:.1f} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
+def flow_row(item: FlowItem, width: int, *, expanded: bool = False) -> Text:
+    """One flow as one line: mark, time, direction, method+name, ids, status, latency."""
+    flow = item.flow
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append("▌" if item.marked else " ", "bold magenta")
+    if item.worst:
+        text.append("●", SEVERITY_STYLE.get(item.worst, ""))
+    else:
+        text.append(" ")
+    text.append(f"{clock(flow.started):<{W_TIME}} ", "dim")
+    arrow = "→" if flow.sender == "c2s" else "←"
+    text.append(arrow + " ", "bold cyan" if flow.sender == "c2s" else "bold green")
+    chain = len(flow.attempts) > 1
+    room = max(width - FIXED_WIDTH, 10)
+    label = Text(no_wrap=True, overflow="ellipsis", end="")
+    if chain:
+        label.append("▾ " if expanded else "▸ ", "bold")
+    label.append(flow.method or "(no method)", "bold")
+    if flow.name:
+        label.append(" " + flow.name, "italic")
+    if item.comment:
+        label.append("  # " + item.comment, "dim italic")
+    label.truncate(room, overflow="ellipsis", pad=True)
+    text.append_text(label)
+    text.append(" ")
+    text.append(f"{ids_text(flow.ids)[:W_IDS]:>{W_IDS}} ", "dim")
+    status = flow.status + ("*" if flow.late else "")
+    text.append(f"{status[: W_STATUS - 1]:<{W_STATUS}}", STATUS_STYLE.get(flow.status, ""))
+    text.append(f"{latency_text(flow.latency_ms):>{W_LATENCY}}")
+    extra = f"{flow.progress_count}p" if flow.progress_count else ""
+    text.append(f"{extra:>{W_EXTRA}}", "dim")
+    return text
+
+
+def column_header(width: int) -> Text:
+    """The column titles above the rows of :func:`flow_row`, for the same width."""
+    room = max(width - FIXED_WIDTH, 10)
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append(f"  {'time':<{W_TIME}}    {'method  name':<{room}} ")
+    text.append(f"{'id':>{W_IDS}} {'status':<{W_STATUS}}{'latency':>{W_LATENCY}}")
+    text.append(f"{'prog':>{W_EXTRA}}")
+    return text
+
+
+def attempt_row(flow: Flow, index: int, width: int) -> Text:
+    """A sub-row of an expanded MRTR chain: one attempt."""
+    attempt: Attempt = flow.attempts[index]
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append(" " * (2 + W_TIME + 3))
+    text.append(f"  └ round {index + 1}: ", "dim")
+    text.append(f"id {ids_text([attempt.request.id])}")
+    outcome = attempt.result_type or ("answered" if attempt.response else "no answer")
+    text.append(f"  {outcome}", STATUS_STYLE.get(outcome, ""))
+    if attempt.latency_ms is not None:
+        text.append(f"  {latency_text(attempt.latency_ms)}")
+    if attempt.input_request_keys:
+        text.append("  asks: " + ", ".join(attempt.input_request_keys), "italic")
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def fold_strings(value: Any, fold: int | None) -> Any:
+    """Long strings shortened to ``fold`` characters with a note of what was left out."""
+    if fold is None:
+        return value
+    if isinstance(value, str) and len(value) > fold:
+        return f"{value[:fold]}… (+{len(value) - fold} chars)"
+    if isinstance(value, dict):
+        return {k: fold_strings(v, fold) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fold_strings(v, fold) for v in value]
+    return value
+
+
+def pretty_body(
+    data: bytes, *, fold: int | None = FOLD_AT, max_lines: int | None = MAX_LINES
+) -> tuple[str, bool]:
+    """Pretty JSON of a message's bytes (as-is when not JSON); and whether it was cut."""
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        text = data.decode("utf-8", "replace")
+    else:
+        text = json.dumps(fold_strings(value, fold), indent=2, ensure_ascii=False)
+    if max_lines is not None:
+        lines = text.split("\n", max_lines)
+        if len(lines) > max_lines:
+            return "\n".join(lines[:max_lines]), True
+    return text, False
+
+
+def raw_text(data: bytes, limit: int | None = 64 * 1024) -> Text:
+    """The bytes as they crossed the wire: printable text, escapes for the rest."""
+    cut = limit is not None and len(data) > limit
+    shown = data[:limit] if cut and limit is not None else data
+    text = shown.decode("utf-8", "backslashreplace")
+    for char, escape in (("\r", "\\r"), ("\t", "\\t"), ("\0", "\\0")):
+        text = text.replace(char, escape)
+    out = Text(text)
+    if cut:
+        out.append(f"\n… {len(data) - len(shown)} more bytes (show all: a)", Style(dim=True))
+    return out

@@ -1,0 +1,244 @@
+"""What the keys do: the ``action_*`` methods of the viewer app.
+
+Declared in :mod:`tui.actions` (keys, titles, help), implemented here, as a
+mixin of :class:`tui.app.McpeekApp`, so the app module keeps to layout,
+loading and filtering.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from textual import work
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import Input, Tabs
+
+from inspector.views.session import FlowItem, SessionModel
+from tui.detail import DetailPane
+from tui.flow_list import FlowList
+from tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
+
+if TYPE_CHECKING:
+    from tui.app import SessionView
+
+
+class SessionActions(App[None]):
+    """The actions; the state and helpers they use are the app's (declared here)."""
+
+    views: list[SessionView]
+    current: SessionView | None
+    query_mode: str
+    search_text: str
+    show_all: bool
+
+    def set_filter(self, text: str) -> None:
+        raise NotImplementedError
+
+    def close_query(self) -> None:
+        raise NotImplementedError
+
+    def update_status(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def main(self) -> Screen[None]:
+        """The flow screen, under whatever modal screen is open."""
+        return self.screen_stack[0]
+
+    def _selected(self) -> FlowItem | None:
+        return self.main.query_one(FlowList).current_item
+
+    # -- panes and screens -------------------------------------------------------------
+    def action_open_detail(self) -> None:
+        item = self._selected()
+        if item is None or self.current is None:
+            return
+        detail = self.main.query_one(DetailPane)
+        detail.display = True
+        detail.show(item, self.current.model, show_all=self.show_all)
+
+    def action_close(self) -> None:
+        if self.query_mode:
+            self.close_query()
+            return
+        self.main.query_one(DetailPane).display = False
+        self.show_all = False
+        self.main.query_one(FlowList).focus()
+
+    def action_show_all(self) -> None:
+        self.show_all = True
+        self.action_open_detail()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_summary(self) -> None:
+        if self.current is not None:
+            self.push_screen(SummaryScreen(self.current.model))
+
+    def action_violations(self) -> None:
+        if self.current is None:
+            return
+
+        def jump(row: int | None) -> None:
+            if row is None or self.current is None:
+                return
+            if self.current.filter is not None:
+                self.notify("the filter was cleared to show that flow")
+                self.set_filter("")
+                self.current.cursor_item = row
+            self.main.query_one(FlowList).move_to_item(row)
+            self.action_open_detail()
+
+        self.push_screen(ViolationsScreen(self.current.model), jump)
+
+    # -- filter and search ------------------------------------------------------------------
+    def _open_query(self, mode: str, value: str, placeholder: str) -> None:
+        query = self.main.query_one("#query", Input)
+        self.query_mode = mode
+        query.placeholder = placeholder
+        query.value = value
+        query.display = True
+        query.focus()
+
+    def action_filter(self) -> None:
+        current = self.current.filter.text if self.current and self.current.filter else ""
+        self._open_query("filter", current, "filter: ~m tools/call & !~s complete   (? for help)")
+
+    def action_search(self) -> None:
+        self._open_query("search", self.search_text, "search method, name, id")
+
+    def action_search_next(self) -> None:
+        self.search(1)
+
+    def action_search_previous(self) -> None:
+        self.search(-1)
+
+    def search(self, step: int, *, from_current: bool = False) -> None:
+        """Move to the next row (``step`` 1) or previous (-1) whose label has the text."""
+        needle = self.search_text.lower()
+        flow_list = self.main.query_one(FlowList)
+        if not needle or self.current is None or not flow_list.rows:
+            return
+        items = self.current.model.items
+        rows = flow_list.rows
+        count = len(rows)
+        start = flow_list.cursor if from_current else flow_list.cursor + step
+        for offset in range(count):
+            row = (start + offset * step) % count
+            flow = items[rows[row] >> 8].flow
+            label = f"{flow.method or ''} {flow.name or ''} {' '.join(map(str, flow.ids))}"
+            if needle in label.lower():
+                flow_list._move_to(row)
+                return
+        self.notify(f"no flow matches {self.search_text!r}", severity="warning")
+
+    # -- sessions ---------------------------------------------------------------------------
+    def action_next_session(self) -> None:
+        self._switch(1)
+
+    def action_previous_session(self) -> None:
+        self._switch(-1)
+
+    def _switch(self, step: int) -> None:
+        if len(self.views) < 2 or self.current is None:
+            return
+        index = (self.views.index(self.current) + step) % len(self.views)
+        self.main.query_one(Tabs).active = f"s{index + 1}"
+
+    def action_toggle_follow(self) -> None:
+        flow_list = self.main.query_one(FlowList)
+        if flow_list.follow:
+            flow_list.follow = False
+            self.update_status()
+        else:
+            flow_list.action_last()
+
+    # -- marking, copying, saving -------------------------------------------------------------
+    def action_mark(self) -> None:
+        item = self._selected()
+        if item is not None:
+            item.marked = not item.marked
+            self.main.query_one(FlowList).refresh_rows()
+
+    def action_comment(self) -> None:
+        item = self._selected()
+        if item is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                item.comment = text.strip()
+                self.main.query_one(FlowList).refresh_rows()
+
+        self.push_screen(PromptScreen("Comment on this flow:", item.comment), done)
+
+    def action_copy(self) -> None:
+        item = self._selected()
+        if item is None:
+            return
+        text = flow_as_json(item)
+        self.copy_to_clipboard(text)
+        self.notify(f"copied flow {item.flow.number} ({len(text)} bytes) as JSON")
+
+    def action_save(self) -> None:
+        view = self.current
+        if view is None:
+            return
+        path = view.model.path
+        suggestion = str(path.with_name(path.name.split(".")[0] + "-filtered.jsonl"))
+
+        def done(answer: str | None) -> None:
+            if answer and answer.strip():
+                self.save_flows(view, Path(answer.strip()).expanduser())
+
+        self.push_screen(PromptScreen("Save the shown flows to:", suggestion), done)
+
+    @work(thread=True, group="save")
+    def save_flows(self, view: SessionView, target: Path) -> None:
+        items = [view.model.items[i] for i in view.matches]
+        try:
+            count = save_capture(view.model, items, target)
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"cannot save: {exc}", severity="error")
+            return
+        self.call_from_thread(
+            self.notify, f"saved {len(items)} flows ({count} records) to {target}"
+        )
+
+
+def flow_as_json(item: FlowItem) -> str:
+    """The flow's messages as a JSON array (the exact values; bytes that are not JSON as text)."""
+    out: list[Any] = []
+    for entry in item.flow.entries:
+        data = entry.wire()
+        try:
+            out.append(msgspec.json.decode(data))
+        except msgspec.DecodeError:
+            out.append(data.decode("utf-8", "replace"))
+    return msgspec.json.format(msgspec.json.encode(out), indent=2).decode()
+
+
+def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> int:
+    """Write the records of ``items`` (messages, their HTTP exchanges, violations) as a capture."""
+    records: dict[int, Any] = {}
+    for item in items:
+        for entry in item.flow.entries:
+            records[entry.seq] = entry.record
+            for http in model.exchanges.get(entry.ch, ()):
+                records[http.seq] = http
+        for finding in item.findings:
+            if finding.seq:  # stored by the proxy (a re-check's findings have no place)
+                records[finding.seq] = finding
+    encoder = msgspec.json.Encoder()
+    tmp = target.with_name(target.name + ".part")
+    with open(tmp, "wb") as out:
+        if model.header is not None:
+            out.write(encoder.encode(model.header) + b"\n")
+        for seq in sorted(records):
+            out.write(encoder.encode(records[seq]) + b"\n")
+    tmp.replace(target)
+    return len(records)
