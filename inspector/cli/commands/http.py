@@ -3,9 +3,11 @@
 Point the client at the URL mcpeek prints (the upstream's path on mcpeek's
 own address) instead of the server. mcpeek listens on 127.0.0.1 unless told
 otherwise (a non-loopback --listen needs --allow-remote), refuses requests
-whose Host or Origin is not its own loopback address (DNS rebinding), and
-prints one line per flow and per violation on stderr while it runs. Stop it
-with Ctrl-C.
+whose Host or Origin is not its own loopback address (DNS rebinding). In a
+terminal it shows the traffic live in the viewer (``mcpeek view``'s app, on
+the capture it is writing; quit with q); with ``--no-tui``, or when its
+output is not a terminal, it prints one line per flow and per violation on
+stderr instead, until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sys
+from collections.abc import Coroutine
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -55,7 +59,7 @@ class HttpCommand(Command):
         add(
             "--no-tui",
             action="store_true",
-            help="print flows and violations on stderr (the only mode until the TUI lands)",
+            help="print flows and violations on stderr instead of showing the viewer",
         )
         add(
             "--allow-remote",
@@ -116,23 +120,34 @@ class HttpCommand(Command):
             )
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
-        console = Console(quiet=args.quiet)
-        live = LiveChecks(writer, console.say, checks=not args.no_check, flows=not args.quiet)
+        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
+        # The viewer owns the terminal: nothing may be printed under it.
+        console = Console(quiet=args.quiet or tui)
+        live = LiveChecks(
+            writer, console.say, checks=not args.no_check, flows=not (args.quiet or tui)
+        )
 
         def internal_error(exc: BaseException) -> None:
             console.say(f"internal error while recording ({type(exc).__name__}: {exc})", force=True)
 
         recorder = Recorder(writer, on_error=internal_error)
-        try:
-            asyncio.run(
-                record_while(
-                    writer,
-                    live,
-                    lambda: _serve(args, host, port, upstream, recorder, console),
-                    internal_error,
-                    console,
-                )
+        stop = asyncio.Event() if tui else None
+        ready = asyncio.Event()
+
+        def proxy() -> Coroutine[None, None, None]:
+            return record_while(
+                writer,
+                live,
+                lambda: _serve(args, host, port, upstream, recorder, console, stop, ready),
+                internal_error,
+                console,
             )
+
+        try:
+            if stop is None:
+                asyncio.run(proxy())
+            else:
+                asyncio.run(_with_viewer(proxy(), stop, ready, writer, path))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
@@ -140,7 +155,7 @@ class HttpCommand(Command):
                 writer.close()
             except OSError as exc:
                 console.say(f"could not finish the capture {path}: {exc}", force=True)
-        console.say(f"capture saved to {path}")
+        console.say(f"capture saved to {path}", force=tui)  # the viewer is gone: say where
         console.close()
         return 0
 
@@ -152,9 +167,14 @@ async def _serve(
     upstream: str,
     recorder: Recorder,
     console: Console,
+    stop: asyncio.Event | None,
+    ready: asyncio.Event,
 ) -> None:
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
+    if stop is None:  # headless: until Ctrl-C or SIGTERM
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
     guard = RequestGuard(port, allow_remote=args.allow_remote, allowed_origins=args.allow_origin)
     async with HttpRelay(
         upstream,
@@ -176,11 +196,34 @@ async def _serve(
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
         target_path = urlsplit(upstream).path or "/"
         console.say(f"proxying {relay.public_origin}{target_path} -> {upstream}")
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-
+        ready.set()
         try:
             await stop.wait()
         finally:
             await relay.close_exchanges()
             await runner.cleanup()
+
+
+async def _with_viewer(
+    proxy: Coroutine[None, None, None],
+    stop: asyncio.Event,
+    ready: asyncio.Event,
+    writer: CaptureWriter,
+    path: Path,
+) -> None:
+    """Run the proxy and, once it listens, the viewer on its capture; quitting
+    the viewer stops the proxy (a proxy that fails ends the viewer)."""
+    from tui.app import McpeekApp
+
+    task = asyncio.ensure_future(proxy)
+    waiter = asyncio.ensure_future(ready.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        waiter.cancel()
+        return task.result()  # raises what stopped the proxy from starting
+    writer.flush()  # the viewer must find the header and the listen event
+    app = McpeekApp([path], follow=True, recheck_rules=False)
+    task.add_done_callback(lambda _: app.exit())
+    await app.run_async()
+    stop.set()
+    await task
