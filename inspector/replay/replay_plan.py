@@ -1,0 +1,265 @@
+"""What ``mcpeek replay`` sends, planned from a capture before anything is sent.
+
+The plan is the client's side of the recorded conversation, in capture
+order: the handshake the recording made (a legacy ``initialize`` and its
+``notifications/initialized``, or a modern ``server/discover``) comes first
+because it came first, then every request and notification the client sent.
+What the client sent in *answer* to the server (a legacy
+``elicitation/create`` answered mid-call) is not a step: the live server asks
+again, and :meth:`ReplayPlan.answer_for` finds the recorded answer then.
+
+Each request step says whether replay must wait for its live response before
+the next step: it does when the recorded response arrived before the next
+thing the client sent, so concurrent requests stay concurrent and a
+cancellation still reaches a request in flight. A multi round-trip retry
+(attempt 2, 3, …) always waits for its predecessor: it must carry the
+``requestState`` the *live* server just issued (:func:`retry_message`).
+
+On HTTP each step keeps the headers its POST was recorded with and the
+session id it carried, so the transport can send the same headers with the
+live session id instead. Everything here is pure: it reads a loaded capture
+and returns values.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgspec
+
+from inspector.analysis.flow import Flow
+from inspector.records import AnyRecord, Http, Msg, wire_bytes
+from inspector.replay.canonical import request_key
+
+UNSET: Any = msgspec.UNSET
+
+
+@dataclass
+class ClientStep:
+    """One message the recorded client sent, to be sent again."""
+
+    seq: int
+    kind: Literal["request", "notification"]
+    message: dict[str, Any]
+    method: str | None
+    flow: Flow | None = None  # the recorded flow of a request
+    attempt: int = 0  # its index in flow.attempts (MRTR retries are 1, 2, …)
+    wait: bool = True  # wait for its live response before the next step
+    headers: list[tuple[str, str]] = field(default_factory=list)  # recorded HTTP headers
+    session: str | None = None  # the Mcp-Session-Id it carried
+    issued_session: str | None = None  # initialize: the one its recorded response issued
+
+    @property
+    def name(self) -> str | None:
+        return self.flow.name if self.flow is not None else None
+
+
+@dataclass
+class HttpStep:
+    """A recorded HTTP request without a JSON-RPC body: the legacy GET stream, DELETE."""
+
+    seq: int
+    method: str
+    headers: list[tuple[str, str]]
+    session: str | None
+
+
+Step = ClientStep | HttpStep
+
+
+@dataclass
+class RecordedServerRequest:
+    """A request the recorded server sent, and what the recorded client answered."""
+
+    method: str
+    params: Any
+    answer: dict[str, Any]  # {"result": …} or {"error": …}
+    key: bytes
+    used: bool = False
+
+
+@dataclass
+class ReplayPlan:
+    steps: list[Step]
+    flows: list[Flow]  # the recorded client flows that are compared, in order
+    server_requests: list[RecordedServerRequest]
+    era: str | None
+    transport: str
+    notes: list[str] = field(default_factory=list)
+
+    def answer_for(self, method: str | None, params: Any) -> dict[str, Any] | None:
+        """The recorded answer to a live server request: the same method and params
+        first, else the first unused one of the same method, else any of it."""
+        same = [r for r in self.server_requests if r.method == method]
+        if not same:
+            return None
+        key = request_key(method, params)
+        chosen = (
+            next((r for r in same if not r.used and r.key == key), None)
+            or next((r for r in same if not r.used), None)
+            or same[-1]
+        )
+        chosen.used = True
+        return copy.deepcopy(chosen.answer)
+
+
+def decode(record: Msg) -> Any:
+    try:
+        return msgspec.json.decode(wire_bytes(record))
+    except msgspec.DecodeError:
+        return None
+
+
+def _header(headers: Iterable[tuple[str, str]] | None, name: str) -> str | None:
+    for key, value in headers or ():
+        if key.lower() == name:
+            return value
+    return None
+
+
+def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: str) -> ReplayPlan:
+    """Plan the replay of a capture's records, correlated into ``flows``."""
+    attempts: dict[int, tuple[Flow, int]] = {}
+    server_requests: list[RecordedServerRequest] = []
+    for flow in flows:
+        for index, attempt in enumerate(flow.attempts):
+            attempts[attempt.request.seq] = (flow, index)
+        if flow.sender == "s2c" and flow.attempts and flow.response is not None:
+            request, response = (
+                decode(flow.attempts[0].request.record),
+                decode(flow.response.record),
+            )
+            if isinstance(request, dict) and isinstance(response, dict):
+                answer = {k: v for k, v in response.items() if k in ("result", "error")}
+                params = request.get("params")
+                server_requests.append(
+                    RecordedServerRequest(
+                        str(flow.method), params, answer, request_key(flow.method, params)
+                    )
+                )
+    requests = {r.x: r for r in records if isinstance(r, Http) and r.phase == "request"}
+    responses = {r.x: r for r in records if isinstance(r, Http) and r.phase == "response"}
+    with_body = {r.ch for r in records if isinstance(r, Msg) and r.dir == "c2s"}
+    steps: list[Step] = []
+    notes: list[str] = []
+    for record in records:
+        if isinstance(record, Http) and record.phase == "request":
+            if record.x not in with_body and record.method in ("GET", "DELETE"):
+                session = _header(record.headers, "mcp-session-id")
+                steps.append(HttpStep(record.seq, record.method, record.headers or [], session))
+            continue
+        if not isinstance(record, Msg) or record.dir != "c2s":
+            continue
+        message = decode(record)
+        if not isinstance(message, dict):
+            what = "a batch" if isinstance(message, list) else "a message that is not JSON-RPC"
+            notes.append(f"message #{record.seq} is {what}: not replayed")
+            continue
+        if "method" not in message:
+            continue  # an answer to a server request: given again when the server asks
+        request = requests.get(record.ch)
+        headers = list(request.headers or []) if request is not None else []
+        response = responses.get(record.ch)
+        kind: Literal["request", "notification"] = "request" if "id" in message else "notification"
+        owner: Flow | None = None
+        index = 0
+        if record.seq in attempts:
+            owner, index = attempts[record.seq]
+        steps.append(
+            ClientStep(
+                record.seq,
+                kind,
+                message,
+                message["method"] if isinstance(message["method"], str) else None,
+                owner,
+                index,
+                headers=headers,
+                session=_header(headers, "mcp-session-id"),
+                issued_session=_header(response.headers if response else None, "mcp-session-id"),
+            )
+        )
+    _decide_waits(steps)
+    compared = [
+        f
+        for f in flows
+        if f.sender == "c2s" and f.attempts and f.attempts[0].request.seq in _sent(steps)
+    ]
+    era = next((f.era for f in flows if f.era is not None), None)
+    return ReplayPlan(steps, compared, server_requests, era, transport, notes)
+
+
+def _sent(steps: Sequence[Step]) -> set[int]:
+    return {s.seq for s in steps if isinstance(s, ClientStep)}
+
+
+def _decide_waits(steps: list[Step]) -> None:
+    """A request waits when its recorded answer came before the client's next step."""
+    for position, step in enumerate(steps):
+        if not isinstance(step, ClientStep) or step.kind != "request":
+            continue
+        step.wait = False
+        if step.flow is None:
+            continue
+        response = step.flow.attempts[step.attempt].response
+        if response is None:
+            continue
+        following = steps[position + 1 :]
+        step.wait = not following or response.seq < following[0].seq
+
+
+class IdAllocator:
+    """New JSON-RPC ids for the live session: 1, 2, 3 … never reused, and the
+    mapping from recorded ids to live ones (the latest request with that id wins)."""
+
+    def __init__(self, start: int = 1) -> None:
+        self._next = start
+        self._live: dict[str, int] = {}
+
+    def allocate(self, recorded_id: Any) -> int:
+        live = self._next
+        self._next += 1
+        self._live[_id_key(recorded_id)] = live
+        return live
+
+    def live_id(self, recorded_id: Any) -> int | None:
+        return self._live.get(_id_key(recorded_id))
+
+
+def _id_key(value: Any) -> str:
+    # 1 and "1" are different ids: the key keeps the type.
+    return f"{type(value).__name__}:{value!r}"
+
+
+def with_id(message: dict[str, Any], live_id: Any) -> dict[str, Any]:
+    """A copy of a recorded request with its live id."""
+    out = copy.deepcopy(message)
+    out["id"] = live_id
+    return out
+
+
+def retry_message(message: dict[str, Any], live_id: Any, issued_state: Any) -> dict[str, Any]:
+    """A recorded MRTR retry, to send after the live server's ``input_required``:
+    its live id, and the ``requestState`` the live server issued (none when it
+    issued none: a client must not invent one). ``inputResponses`` stay as recorded."""
+    out = with_id(message, live_id)
+    params = out.get("params")
+    if isinstance(params, dict):
+        if issued_state is UNSET:
+            params.pop("requestState", None)
+        else:
+            params["requestState"] = issued_state
+    return out
+
+
+def remap_cancel(message: dict[str, Any], ids: IdAllocator) -> dict[str, Any]:
+    """A recorded ``notifications/cancelled`` naming the live id of its request."""
+    out = copy.deepcopy(message)
+    params = out.get("params")
+    if isinstance(params, dict) and "requestId" in params:
+        live = ids.live_id(params["requestId"])
+        if live is not None:
+            params["requestId"] = live
+    return out
