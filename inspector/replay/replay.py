@@ -1,0 +1,275 @@
+"""The replay driver: send a plan's steps to a live server and collect its answers.
+
+:class:`Replayer` walks a :class:`~inspector.replay.replay_plan.ReplayPlan`
+step by step over a :class:`Transport` (stdio or Streamable HTTP; tests use
+a fake one). It gives every request a new id of its own, waits for the live
+response when the plan says so (``--timeout`` seconds at most), and:
+
+- sends a multi round-trip retry only when the live server asked for input
+  again, with the ``requestState`` the live server issued (a server that now
+  answers at once ends the chain: the retry is not sent);
+- rewrites a client ``notifications/cancelled`` to the live id;
+- answers a request from the live server (legacy ``elicitation/create``,
+  ``sampling/createMessage``, ``roots/list``, ``ping``) with what the recorded
+  client answered to the same request, else with a JSON-RPC error (``ping``,
+  which has one right answer, gets ``{}``);
+- counts the live progress notifications of each flow (by progress token).
+
+The result is one :class:`LiveFlow` per recorded client flow; comparing it
+with the recording is :mod:`inspector.replay.replay_report`'s job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+
+from inspector.analysis.flow import Flow
+from inspector.replay.replay_plan import (
+    UNSET,
+    ClientStep,
+    HttpStep,
+    IdAllocator,
+    ReplayPlan,
+    remap_cancel,
+    retry_message,
+    with_id,
+)
+
+NO_ANSWER_CODE = -32601
+
+
+class ReplayError(Exception):
+    """The live server cannot be started or reached: ``str()`` is for the user."""
+
+
+@dataclass
+class Outgoing:
+    """One thing to send: a JSON-RPC message (``data``) or a bare HTTP request."""
+
+    data: bytes | None
+    kind: str  # request, notification, response, http
+    method: str | None = None
+    name: str | None = None
+    step: ClientStep | HttpStep | None = None
+
+
+Deliver = Callable[[bytes], None]
+Closed = Callable[[str], None]
+
+
+class Transport(Protocol):
+    async def start(self, deliver: Deliver, closed: Closed) -> None:
+        """Connect (spawn the server); raise :class:`ReplayError` if it cannot be."""
+
+    async def send(self, item: Outgoing) -> None:
+        """Send one item; what the server answers comes back through ``deliver``."""
+
+    async def close(self) -> None:
+        """End the session (close stdin, stop the process, close connections)."""
+
+
+@dataclass
+class LiveAttempt:
+    index: int  # the recorded attempt it replays (0 for the first request)
+    live_id: int
+    request: dict[str, Any]
+    response: dict[str, Any] | None = None
+
+
+@dataclass
+class LiveFlow:
+    """What the live server did with one recorded client flow."""
+
+    recorded: Flow
+    attempts: list[LiveAttempt] = field(default_factory=list)
+    progress: int = 0
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    stopped: bool = False  # the chain ended early (the live server needed no input)
+
+
+class Replayer:
+    def __init__(
+        self,
+        plan: ReplayPlan,
+        transport: Transport,
+        *,
+        timeout: float = 10.0,
+        on_note: Callable[[str], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.transport = transport
+        self.timeout = timeout
+        self.on_note = on_note or (lambda _text: None)
+        self.ids = IdAllocator()
+        self.flows = {f.number: LiveFlow(f) for f in plan.flows}
+        self.answered = 0  # live responses received
+        self.closed_reason: str | None = None
+        self._pending: dict[int, tuple[LiveFlow, LiveAttempt, asyncio.Future[None]]] = {}
+        self._progress: dict[str, LiveFlow] = {}
+        self._current: LiveFlow | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._decoder = msgspec.json.Decoder()
+
+    async def run(self) -> list[LiveFlow]:
+        await self.transport.start(self._deliver, self._closed)
+        try:
+            for step in self.plan.steps:
+                if self.closed_reason is not None:
+                    break
+                if isinstance(step, HttpStep):
+                    await self.transport.send(Outgoing(None, "http", step.method, step=step))
+                else:
+                    await self._step(step)
+            await self._wait_all()
+        finally:
+            for task in list(self._tasks):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(task, self.timeout)
+            await self.transport.close()
+        return [self.flows[f.number] for f in self.plan.flows]
+
+    # -- sending ------------------------------------------------------------------
+    async def _step(self, step: ClientStep) -> None:
+        if step.kind == "notification":
+            message = step.message
+            if step.method == "notifications/cancelled":
+                message = remap_cancel(message, self.ids)
+            await self._send(message, "notification", step)
+            return
+        live = self.flows.get(step.flow.number) if step.flow is not None else None
+        if live is None:
+            return
+        if step.attempt > 0:
+            previous = live.attempts[-1] if live.attempts else None
+            if live.stopped or previous is None:
+                return
+            result = previous.response.get("result") if previous.response else None
+            if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+                live.stopped = True
+                live.problems.append(
+                    f"the live server answered attempt {step.attempt} without asking for input"
+                    " (recorded: input_required), so the recorded retry was not sent"
+                )
+                return
+            live_id = self.ids.allocate(step.message.get("id"))
+            message = retry_message(step.message, live_id, result.get("requestState", UNSET))
+        else:
+            live_id = self.ids.allocate(step.message.get("id"))
+            message = with_id(step.message, live_id)
+        attempt = LiveAttempt(step.attempt, live_id, message)
+        live.attempts.append(attempt)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending[live_id] = (live, attempt, future)
+        token = _progress_token(message)
+        if token is not None:
+            self._progress[token] = live
+        self._current = live
+        await self._send(message, "request", step)
+        if step.wait:
+            await self._wait(live_id)
+
+    async def _send(self, message: dict[str, Any], kind: str, step: ClientStep | None) -> None:
+        data = msgspec.json.encode(message)
+        name = step.name if step is not None else None
+        await self.transport.send(Outgoing(data, kind, message.get("method"), name, step))
+
+    async def _wait(self, live_id: int) -> None:
+        entry = self._pending.get(live_id)
+        if entry is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(entry[2]), self.timeout)
+
+    async def _wait_all(self) -> None:
+        waiting = [
+            future
+            for flow, attempt, future in self._pending.values()
+            if attempt.response is None
+            and flow.recorded.attempts[attempt.index].response is not None
+        ]
+        if waiting and self.closed_reason is None:
+            await asyncio.wait(waiting, timeout=self.timeout)
+
+    # -- receiving ----------------------------------------------------------------
+    def _closed(self, reason: str) -> None:
+        self.closed_reason = reason
+        for _flow, _attempt, future in self._pending.values():
+            if not future.done():
+                future.set_result(None)
+
+    def _deliver(self, data: bytes) -> None:
+        try:
+            value = self._decoder.decode(data)
+        except msgspec.DecodeError:
+            self.on_note(f"the live server sent something that is not JSON: {data[:80]!r}")
+            return
+        for message in value if isinstance(value, list) else [value]:
+            if isinstance(message, dict):
+                self._message(message)
+
+    def _message(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if isinstance(method, str) and "id" in message:
+            task = asyncio.get_running_loop().create_task(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif isinstance(method, str):
+            if method == "notifications/progress":
+                params = message.get("params")
+                token = _token_key(params.get("progressToken")) if isinstance(params, dict) else ""
+                flow = self._progress.get(token)
+                if flow is not None:
+                    flow.progress += 1
+        elif "result" in message or "error" in message:
+            live_id = message.get("id")
+            entry = self._pending.get(live_id) if type(live_id) is int else None
+            if entry is None or entry[1].response is not None:
+                self.on_note(f"the live server answered unknown id {message.get('id')!r}")
+                return
+            self.answered += 1
+            entry[1].response = message
+            if not entry[2].done():
+                entry[2].set_result(None)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        method = request.get("method")
+        answer = self.plan.answer_for(
+            method if isinstance(method, str) else None, request.get("params")
+        )
+        owner = self._current
+        if answer is None and method == "ping":
+            answer = {"result": {}}  # the one right answer, recorded or not
+        elif answer is None:
+            answer = {
+                "error": {
+                    "code": NO_ANSWER_CODE,
+                    "message": f"mcpeek replay: the recording has no answer to {method}",
+                }
+            }
+            if owner is not None:
+                owner.problems.append(
+                    f"the live server sent {method}, which the recording never did"
+                )
+        elif owner is not None:
+            owner.notes.append(f"the live server sent {method}; answered as recorded")
+        response = {"jsonrpc": "2.0", "id": request.get("id"), **answer}
+        await self.transport.send(Outgoing(msgspec.json.encode(response), "response"))
+
+
+def _token_key(token: Any) -> str:
+    return f"{type(token).__name__}:{token!r}"
+
+
+def _progress_token(message: dict[str, Any]) -> str | None:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and "progressToken" in meta:
+        return _token_key(meta["progressToken"])
+    return None
