@@ -1,0 +1,265 @@
+"""Replay over Streamable HTTP: one POST per message, JSON or SSE answers.
+
+Each outgoing message is POSTed to the URL with
+``Accept: application/json, text/event-stream``. The answer is a JSON body
+(one message), an SSE stream (each event's ``data`` is one message: progress,
+a server request, then the response), or ``202`` with no body (for a
+notification or a response). Streams are read in the background, so the
+server can ask something mid-call (a legacy ``elicitation/create``) and get
+the answer POSTed beside it.
+
+Headers: a step recorded over HTTP is sent with the headers its POST was
+recorded with (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``,
+``Mcp-Param-*``…), minus the hop-by-hop and transport ones, minus values the
+capture redacted, and with the *live* ``Mcp-Session-Id``: the session a
+recorded ``initialize`` was issued maps to the one the live server issues.
+A step recorded over stdio gets the headers a client would send
+(:func:`synthesized_headers`). The recorded legacy GET stream is opened
+again, and the recorded DELETE sent again, with the live session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from inspector.proxy.sse import SseParser
+from inspector.records import Http, Msg, SeqRecord, text_fields
+from inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
+from inspector.replay.replay_plan import ClientStep, HttpStep
+
+ACCEPT = "application/json, text/event-stream"
+NOT_REPLAYED = frozenset(
+    {
+        "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
+        "upgrade", "proxy-connection", "accept-encoding", "accept", "content-type",
+        "user-agent", "mcp-session-id", "last-event-id", "cookie", "origin",
+    }
+)  # fmt: skip
+REDACTED = "<redacted sha256:"
+HEADERS_WAIT = 1.0  # seconds a request's POST gets to be answered before the next step
+Emit = Callable[[SeqRecord], None]
+
+
+def header_name_value(name: str) -> str:
+    """``Mcp-Name`` encoding: plain ASCII as is, anything else as the Base64 sentinel."""
+    if name.isascii() and name.isprintable() and name == name.strip():
+        return name
+    return f"=?base64?{base64.b64encode(name.encode()).decode()}?="
+
+
+def synthesized_headers(message: dict[str, Any], version: str | None) -> list[tuple[str, str]]:
+    """What a client sends with a message that was recorded without headers (stdio)."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    modern = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+    headers: list[tuple[str, str]] = []
+    if isinstance(modern, str):
+        version = modern
+    if version:
+        headers.append(("mcp-protocol-version", version))
+    method = message.get("method")
+    if isinstance(modern, str) and isinstance(method, str):
+        headers.append(("mcp-method", method))
+        key = "uri" if method == "resources/read" else "name"
+        target = params.get(key) if isinstance(params, dict) else None
+        if "id" in message and isinstance(target, str):
+            headers.append(("mcp-name", header_name_value(target)))
+    return headers
+
+
+def replayed_headers(
+    recorded: Iterable[tuple[str, str]],
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The recorded headers that are sent again, and the names of redacted ones dropped."""
+    kept, redacted = [], []
+    for name, value in recorded:
+        lname = name.lower()
+        if lname in NOT_REPLAYED:
+            continue
+        if value.startswith(REDACTED):
+            redacted.append(lname)
+            continue
+        kept.append((lname, value))
+    return kept, redacted
+
+
+class HttpTransport:
+    def __init__(
+        self,
+        url: str,
+        emit: Emit,
+        *,
+        extra_headers: Iterable[tuple[str, str]] = (),
+        timeout: float = 10.0,
+        on_note: Callable[[str], None] = lambda _text: None,
+    ) -> None:
+        self.url = url
+        self.path = urlsplit(url).path or "/"
+        self.emit = emit
+        self.extra = [(k.lower(), v) for k, v in extra_headers]
+        self.timeout = timeout
+        self.on_note = on_note
+        self.sessions: dict[str | None, str] = {}  # recorded session id → live one
+        self.live_session: str | None = None
+        self.version: str | None = None  # negotiated by a live initialize
+        self.reached = False
+        self.unreachable: str | None = None
+        self._ids = itertools.count(1)
+        self._session: aiohttp.ClientSession | None = None
+        self._deliver: Deliver = lambda _data: None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._redacted: set[str] = set()
+
+    async def start(self, deliver: Deliver, closed: Closed) -> None:
+        self._deliver = deliver
+        self._session = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.timeout),
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
+
+    def _headers(self, item: Outgoing) -> dict[str, str]:
+        step = item.step
+        get = isinstance(step, HttpStep) and step.method == "GET"
+        headers: dict[str, str] = {"accept": "text/event-stream" if get else ACCEPT}
+        if item.data is not None:
+            headers["content-type"] = "application/json"
+        if step is not None and step.headers:
+            kept, redacted = replayed_headers(step.headers)
+            for name in set(redacted) - self._redacted:
+                self._redacted.add(name)
+                self.on_note(f"the capture redacted the {name} header: not sent (see --header)")
+            headers.update(kept)
+        elif item.data is not None and isinstance(step, ClientStep):
+            headers.update(synthesized_headers(step.message, self.version))
+        elif self.version:
+            headers["mcp-protocol-version"] = self.version
+        recorded = step.session if step is not None else None
+        live = self.sessions.get(recorded, self.live_session) if recorded else self.live_session
+        if live is not None:
+            headers["mcp-session-id"] = live
+        headers.update(self.extra)
+        return headers
+
+    async def send(self, item: Outgoing) -> None:
+        x = f"x{next(self._ids)}"
+        method = str(item.method) if isinstance(item.step, HttpStep) else "POST"
+        headers = self._headers(item)
+        self.emit(
+            Http(x=x, phase="request", method=method, path=self.path, headers=list(headers.items()))
+        )
+        if item.data is not None:
+            raw, raw_b64 = text_fields(item.data)
+            self.emit(Msg(dir="c2s", ch=x, raw=raw, raw_b64=raw_b64))
+        started = asyncio.Event()
+        task = asyncio.get_running_loop().create_task(
+            self._exchange(x, method, headers, item, started)
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if not self.reached:  # the first exchange says whether the server is there at all
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(started.wait(), self.timeout)
+        elif item.kind == "request" or method == "GET":
+            # Long calls and streams go on in the background; a short wait keeps order.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(started.wait(), HEADERS_WAIT)
+        else:
+            await asyncio.wait({task}, timeout=self.timeout)
+        if self.unreachable is not None:
+            raise ReplayError(self.unreachable)
+
+    async def _exchange(
+        self, x: str, method: str, headers: dict[str, str], item: Outgoing, started: asyncio.Event
+    ) -> None:
+        assert self._session is not None
+        end = Http(x=x, phase="end", reason="complete")
+        try:
+            async with self._session.request(
+                method, self.url, data=item.data, headers=headers, allow_redirects=False
+            ) as response:
+                self.reached = True
+                started.set()
+                self._answered(item, response)
+                self.emit(
+                    Http(
+                        x=x,
+                        phase="response",
+                        status=response.status,
+                        headers=[(k.lower(), v) for k, v in response.headers.items()],
+                    )
+                )
+                kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+                if kind == "text/event-stream":
+                    await self._read_sse(x, response)
+                    return
+                body = await response.read()
+                if kind == "application/json" and body.strip():
+                    self._message(x, body)
+                elif body.strip():
+                    end.body, end.body_b64 = text_fields(body[: 1 << 16])
+                if response.status >= 400 and (method != "GET" or response.status != 405):
+                    what = f"{method} {item.method or ''}".strip()
+                    self.on_note(f"{what} answered HTTP {response.status} {body[:120]!r}")
+        except asyncio.CancelledError:
+            end.reason = "client-closed"
+            raise
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            end.reason = "upstream-error"
+            problem = f"{exc or type(exc).__name__}"
+            if not self.reached:
+                self.unreachable = f"cannot reach {self.url}: {problem}"
+            else:
+                self.on_note(f"{method} to {self.url} failed: {problem}")
+        finally:
+            started.set()
+            self.emit(end)
+
+    def _answered(self, item: Outgoing, response: aiohttp.ClientResponse) -> None:
+        session = response.headers.get("Mcp-Session-Id")
+        if session and item.method == "initialize":
+            step = item.step
+            recorded = step.issued_session if isinstance(step, ClientStep) else None
+            self.sessions[recorded] = session
+            self.live_session = session
+
+    async def _read_sse(self, x: str, response: aiohttp.ClientResponse) -> None:
+        parser = SseParser()
+        async for chunk in response.content.iter_any():
+            for event in parser.feed(chunk):
+                self._message(x, event.data)
+        for event in parser.finish()[0]:
+            self._message(x, event.data)
+
+    def _message(self, x: str, data: bytes) -> None:
+        raw, raw_b64 = text_fields(data)
+        self.emit(Msg(dir="s2c", ch=x, raw=raw, raw_b64=raw_b64))
+        if self.version is None and b'"protocolVersion"' in data:
+            self._learn_version(data)
+        self._deliver(data)
+
+    def _learn_version(self, data: bytes) -> None:
+        import msgspec
+
+        with contextlib.suppress(msgspec.DecodeError):
+            message = msgspec.json.decode(data)
+            result = message.get("result") if isinstance(message, dict) else None
+            if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+                self.version = result["protocolVersion"]
+
+    async def close(self) -> None:
+        pending = [t for t in self._tasks if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=0.5)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
