@@ -1,0 +1,227 @@
+"""``mcpeek replay FILE (-- CMD... | --url URL)``: re-send a capture's client side, compare.
+
+The client's side of the recorded conversation is sent again, in order, to a
+live server: spawned from ``CMD`` and spoken to over stdio, or reached at a
+Streamable HTTP ``URL``. Requests get new ids; the handshake is the recorded
+one (``initialize`` or ``server/discover``); on HTTP the live session id
+replaces the recorded one; a multi round-trip retry carries the
+``requestState`` the live server issued; requests from the live server get
+the recorded client's answers. Each live response is compared with the
+recorded one, ignoring the id, volatile ``_meta`` members, timestamps and
+the ``--ignore`` JSON Pointers (relative to the response message, e.g.
+``/result/content/0/text``); the spec rules check the live traffic too.
+
+Exit code: 0 when every flow matched and the server broke no rule (at
+error severity), 1 when anything differs or it did, 2 on a usage error, an
+unreadable capture, or a server that cannot be started or reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspector.cli.base import Command, UsageError
+
+if TYPE_CHECKING:
+    from inspector.replay.replay import LiveFlow
+    from inspector.replay.replay_plan import ReplayPlan
+    from rules.engine import Reported
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class ReplayCommand(Command):
+    name = "replay"
+    help = "re-send the client side of a capture to a live server and diff the answers"
+    description = __doc__ or ""
+
+    def __init__(self) -> None:
+        # Options may follow FILE (``replay cap.jsonl -w out.jsonl -- CMD``), where the
+        # command's REMAINDER has already taken them: they are parsed again with this.
+        self._options = argparse.ArgumentParser(prog="mcpeek replay", add_help=False)
+        _add_options(self._options)
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("file", type=Path, metavar="FILE", help="the capture to replay")
+        _add_options(parser)
+        parser.add_argument(
+            "server_command",
+            nargs=argparse.REMAINDER,
+            metavar="-- CMD [ARG...]",
+            help="the server command line, after --",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        import inspector
+        from inspector.capture.reader import CaptureError
+        from inspector.replay.canonical import PointerError, parse_pointers
+        from inspector.replay.replay_plan import build_plan
+
+        command = list(args.server_command)
+        if command and command[0].startswith("-") and command[0] != "--":
+            # argparse left the options after FILE (and the "--") in the remainder
+            cut = command.index("--") if "--" in command else len(command)
+            self._options.parse_args(command[:cut], namespace=args)
+            command = command[cut:]
+        if command and command[0] == "--":
+            command = command[1:]
+        if bool(command) == bool(args.url):
+            raise UsageError(
+                "replay needs a server: '-- CMD [ARG...]' (stdio) or '--url URL' (HTTP), not both"
+            )
+        if args.url and not args.url.startswith(("http://", "https://")):
+            raise UsageError(f"--url must be an http:// or https:// URL, not {args.url!r}")
+        if not math.isfinite(args.timeout) or args.timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds")
+        try:
+            ignore = parse_pointers(args.ignore)
+        except PointerError as exc:
+            raise UsageError(f"--ignore: {exc}") from None
+        headers = [_header(text) for text in args.header]
+        try:
+            capture = inspector.load(args.file)
+        except CaptureError as exc:
+            raise UsageError(str(exc)) from None
+        plan = build_plan(capture.records, capture.flows, capture.header.transport)
+        if not plan.flows:
+            raise UsageError(f"{args.file}: the capture has no client request to replay")
+        return _Session(args, plan, ignore, headers, command).run()
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="a Streamable HTTP server to replay to")
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="POINTER",
+        help="a JSON Pointer into the response message not to compare, e.g. "
+        "/result/content/0/text (repeatable)",
+    )
+    parser.add_argument(
+        "-w", "--write", type=Path, metavar="FILE", help="write a capture of the replay"
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to wait for each live response (default: {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header to send with every request, e.g. one the capture redacted",
+    )
+    parser.add_argument(
+        "--no-check", action="store_true", help="do not run the spec rules on the live traffic"
+    )
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    if not sep or not name.strip():
+        raise UsageError(f"--header must look like 'Name: value', not {text!r}")
+    return name.strip(), value.strip()
+
+
+class _Session:
+    """One replay run: the tape, the rules, the transport, the report."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        plan: ReplayPlan,
+        ignore: list[tuple[str, ...]],
+        headers: list[tuple[str, str]],
+        command: list[str],
+    ) -> None:
+        self.args = args
+        self.plan = plan
+        self.ignore = ignore
+        self.headers = headers
+        self.command = command
+        self.notes: list[str] = list(plan.notes)
+
+    def run(self) -> int:
+        from inspector.capture.writer import CaptureWriter
+        from inspector.replay.replay import Replayer, ReplayError
+        from inspector.replay.replay_http import HttpTransport
+        from inspector.replay.replay_record import SessionTape
+        from inspector.replay.replay_stdio import StdioTransport
+        from rules.engine import RuleEngine
+
+        args = self.args
+        transport_name = "http" if args.url else "stdio"
+        target: list[str] | str = args.url or self.command
+        writer = None
+        if args.write is not None:
+            try:
+                writer = CaptureWriter(args.write, transport=transport_name, target=target)
+            except OSError as exc:
+                raise UsageError(
+                    f"cannot write the capture {args.write}: {exc.strerror or exc}"
+                ) from None
+        found: list[Reported] = []
+        listeners = [] if args.no_check else [RuleEngine(found.append)]
+        tape = SessionTape(transport_name, target, writer=writer, listeners=listeners)
+        transport: HttpTransport | StdioTransport
+        if args.url:
+            transport = HttpTransport(
+                args.url,
+                tape.emit,
+                extra_headers=self.headers,
+                timeout=args.timeout,
+                on_note=self.notes.append,
+            )
+        else:
+            transport = StdioTransport(self.command, tape.emit)
+        replayer = Replayer(self.plan, transport, timeout=args.timeout, on_note=self.notes.append)
+        try:
+            live = asyncio.run(replayer.run())
+        except ReplayError as exc:
+            raise UsageError(str(exc)) from None
+        finally:
+            tape.finish()
+            if tape.error is not None:
+                print(f"mcpeek: {tape.error}", file=sys.stderr)
+        if replayer.answered == 0 and replayer.closed_reason is not None:
+            what = (
+                transport.describe_exit()
+                if isinstance(transport, StdioTransport)
+                else replayer.closed_reason
+            )
+            raise UsageError(f"{what} before answering anything")
+        return self._report(live, [v for v in found if tape.side(v.msgs) == "s2c"])
+
+    def _report(self, live: list[LiveFlow], violations: list[Reported]) -> int:
+        import msgspec
+
+        from inspector.replay.replay_report import compare_flow, write_json, write_text
+        from rules.engine import flag_line
+
+        reports = [compare_flow(flow, self.ignore, self.args.timeout) for flow in live]
+        shown = [v for v in violations if v.severity in ("error", "warning")]
+        try:
+            if self.args.format == "json":
+                items = [msgspec.to_builtins(v) for v in shown]
+                write_json(reports, items, self.notes, sys.stdout)
+            else:
+                write_text(
+                    reports, [f"mcpeek: {flag_line(v)}" for v in shown], self.notes, sys.stdout
+                )
+            sys.stdout.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        failed = any(not r.same for r in reports) or any(v.severity == "error" for v in violations)
+        return 1 if failed else 0
