@@ -1,0 +1,334 @@
+"""A mock MCP server made of a capture's server side, sans-IO.
+
+:class:`MockServer` holds what a capture recorded (a
+:class:`~inspector.replay.script.Script`) and the options; each client
+connection gets a :class:`MockSession`, which is fed the live client's
+messages one by one (:meth:`MockSession.receive`) and answers with a
+:class:`Reaction`: the messages to send, each with the delay to wait before
+it and the live request whose stream carries it. The session never touches
+a socket or a clock, so it is tested with plain calls; ``mock_stdio`` and
+``mock_http`` are the thin front ends that do the I/O.
+
+Matching: a live request is answered by the recorded one with the same
+method and canonical params (:func:`~inspector.replay.canonical.request_key`:
+key order, the JSON-RPC id and volatile ``_meta`` never matter; ``ignore``
+pointers drop more). A key recorded N times is answered in recorded order,
+then the last answer repeats. The recorded bytes are sent as they were, with
+the live ``id`` (and progress token, subscription id) spliced in. The
+handshake (``initialize``, ``server/discover``) is answered whatever its
+params. An MRTR retry matches by its params without ``inputResponses`` and by
+a ``requestState`` this session issued. A miss is answered with a JSON-RPC
+error naming the closest recorded request (or, with ``on_miss="forward"``,
+handed to the front end to forward to a real server).
+
+Python API (what a pytest plugin builds on)::
+
+    from inspector.replay import MockServer, serve_stdio, start_http
+    server = MockServer.from_capture("captures/x.jsonl", timing="fast")
+    with start_http(server) as running:      # a background thread
+        client_under_test(running.url)       # http://127.0.0.1:PORT/mcp
+    # stdio clients spawn a command line instead:
+    #   [sys.executable, "-m", "inspector", "serve", "captures/x.jsonl"]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from inspector.capture.reader import CaptureReader
+from inspector.jsonrpc import MessageDecoder
+from inspector.records import AnyRecord
+from inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
+from inspector.replay.closest import explain_miss
+from inspector.replay.rawjson import member_bytes, replace_member
+from inspector.replay.script import HANDSHAKES, Script, Step, build_script, match_key
+
+Timing = Literal["recorded", "fast"]
+OnMiss = Literal["error", "forward"]
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INVALID_REQUEST = -32600
+PARSE_ERROR = -32700
+
+
+class ServeError(ValueError):
+    """The capture cannot be served (e.g. it has no server side); ``str()`` says why."""
+
+
+class Outgoing(msgspec.Struct, gc=False):
+    """One message to send ``delay`` seconds after the previous one of its reaction.
+
+    ``stream`` is the live request id (as the client wrote it) whose reply this
+    is part of, ``None`` for a message of no request; ``final`` marks that
+    request's response (its HTTP stream can close after it).
+    """
+
+    data: bytes
+    delay: float = 0.0
+    stream: bytes | None = None
+    final: bool = False
+
+
+class Reaction(msgspec.Struct):
+    out: list[Outgoing] = msgspec.field(default_factory=list)
+    forward: bool = False  # hand the client's message to the real server
+    shadow: bool = False  # forwarded only to keep the real server in step: drop its answer
+    cancel: bytes | None = None  # a live request id whose unsent replies must be dropped
+    note: str | None = None  # for the operator's log (a miss)
+
+
+class MockServer:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        ignore: Sequence[Pointer] = (),
+        timing: Timing = "recorded",
+        on_miss: OnMiss = "error",
+    ) -> None:
+        if script.server_messages == 0:
+            raise ServeError("the capture has no server side (no message from the server)")
+        self.script = script
+        self.ignore = list(ignore)
+        self.timing = timing
+        self.on_miss = on_miss
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[AnyRecord],
+        *,
+        ignore: Iterable[str] = (),
+        timing: Timing = "recorded",
+        on_miss: OnMiss = "error",
+    ) -> MockServer:
+        """``ignore`` are JSON Pointers (``/params/arguments/ts``); a bad one raises
+        :class:`~inspector.replay.canonical.PointerError`."""
+        pointers = parse_pointers(ignore)
+        return cls(build_script(records, pointers), ignore=pointers, timing=timing, on_miss=on_miss)
+
+    @classmethod
+    def from_capture(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        ignore: Iterable[str] = (),
+        timing: Timing = "recorded",
+        on_miss: OnMiss = "error",
+    ) -> MockServer:
+        """Raises ``CaptureError``, ``PointerError`` or :class:`ServeError` (all ``ValueError``
+        or ``Exception`` with a user-facing ``str()``)."""
+        reader = CaptureReader(path)
+        records: list[AnyRecord] = []
+        for record in reader.records():
+            if not records and reader.header is not None:
+                records.append(reader.header)
+            records.append(record)
+        if not records and reader.header is not None:
+            records.append(reader.header)
+        return cls.from_records(records, ignore=ignore, timing=timing, on_miss=on_miss)
+
+    @property
+    def era(self) -> str | None:
+        return self.script.era
+
+    def session(self) -> MockSession:
+        return MockSession(self)
+
+
+class _Paused(msgspec.Struct):
+    stream: bytes
+    steps: list[Step]
+    token: bytes | None
+    sent_ids: dict[bytes, bytes]
+
+
+class MockSession:
+    """One live client's conversation with the mock (see the module docstring)."""
+
+    def __init__(self, server: MockServer) -> None:
+        self.server = server
+        self.script = server.script
+        self.misses: list[str] = []
+        self._decoder = MessageDecoder()
+        self._served: dict[Any, int] = {}
+        self._issued: set[bytes] = set()
+        self._waiting: dict[bytes, _Paused] = {}
+        self._server_ids: set[bytes] = set()
+        self._next_server_id = 1_000_000
+
+    def opening(self) -> list[Outgoing]:
+        """What the server sent before any client message (rare; sent at connect)."""
+        out: list[Outgoing] = []
+        self._play(self.script.opening, None, None, None, out, {})
+        return out
+
+    # -- one client message ------------------------------------------------------
+    def receive(self, data: bytes) -> Reaction:
+        message = self._decoder.decode(data)
+        if message.kind == "invalid":
+            code = PARSE_ERROR if message.problem in ("not-json", "not-utf8") else INVALID_REQUEST
+            note = f"not a JSON-RPC message ({message.detail})"
+            return Reaction([_error(b"null", code, note, None)], note=note)
+        if message.kind == "batch":
+            note = "JSON-RPC batches are not supported by MCP"
+            return Reaction([_error(b"null", INVALID_REQUEST, note, None)], note=note)
+        if message.kind == "notification":
+            return self._notification(data, message.method)
+        if message.kind in ("result", "error"):
+            return self._answer(data)
+        live_id = member_bytes(data, ("id",)) or b"null"
+        return self._request(data, live_id, message.method or "", message.params_value())
+
+    def _notification(self, data: bytes, method: str | None) -> Reaction:
+        reaction = Reaction(forward=self.server.on_miss == "forward")
+        if method == "notifications/cancelled":
+            reaction.cancel = member_bytes(data, ("params", "requestId"))
+            return reaction
+        params = self._decoder.decode(data).params_value()
+        key = request_key(method, params, self.server.ignore)
+        reactions = self.script.anchored.get(key)
+        if reactions:
+            steps = self._next(("anchor", key), reactions)
+            self._play(steps, None, None, None, reaction.out, {})
+        return reaction
+
+    def _answer(self, data: bytes) -> Reaction:
+        raw = member_bytes(data, ("id",))
+        paused = self._waiting.pop(_id_key(raw), None) if raw is not None else None
+        if paused is None:
+            return Reaction(forward=self.server.on_miss == "forward")
+        reaction = Reaction()
+        self._play(paused.steps, paused.stream, paused.token, None, reaction.out, paused.sent_ids)
+        return reaction
+
+    def _request(self, data: bytes, live_id: bytes, method: str, params: Any) -> Reaction:
+        key, state = match_key(method, params, self.server.ignore)
+        candidates = self.script.calls.get((key, state))
+        unissued = state is not None and state not in self._issued
+        if candidates and not unissued:
+            call = self._next((key, state), candidates)
+        elif method in HANDSHAKES and method in self.script.by_method:
+            call = self._next(("method", method), self.script.by_method[method])
+        elif method == "ping" and method not in self.script.by_method:
+            return Reaction([_pong(live_id, self.script.era)])
+        else:
+            return self._miss(live_id, method, params, unissued)
+        token = member_bytes(data, ("params", "_meta", "progressToken"))
+        reaction = Reaction()
+        if method == "initialize" and self.server.on_miss == "forward":
+            reaction.forward = reaction.shadow = True
+        if call.issued_state is not msgspec.UNSET:
+            self._issued.add(canonical(call.issued_state))
+        self._play(call.steps, live_id, token, live_id, reaction.out, {})
+        if call.after and reaction.out and reaction.out[-1].final:
+            self._play(call.after, None, None, None, reaction.out, {})
+        return reaction
+
+    def _miss(self, live_id: bytes, method: str, params: Any, unissued: bool) -> Reaction:
+        recorded = self.script.by_method.get(method, [])
+        if not recorded:
+            known = ", ".join(self.script.methods()) or "none"
+            text = f"no recorded {method} request (the capture has: {known})"
+            code, data = METHOD_NOT_FOUND, {"method": method}
+        else:
+            text, data = explain_miss(method, params, [c.params for c in recorded], self._ignore)
+            code = INVALID_PARAMS
+            if unissued:
+                text += "; its requestState was not issued by this mock"
+        self.misses.append(text)
+        if self.server.on_miss == "forward":
+            return Reaction(forward=True, note=f"forwarded: {text}")
+        return Reaction([_error(live_id, code, text, data)], note=text)
+
+    @property
+    def _ignore(self) -> list[Pointer]:
+        return self.server.ignore
+
+    def _next(self, key: Any, calls: list[Any]) -> Any:
+        """FIFO per key; once exhausted, the last one again."""
+        n = self._served.get(key, 0)
+        self._served[key] = n + 1
+        return calls[min(n, len(calls) - 1)]
+
+    # -- playing a plan ----------------------------------------------------------
+    def _play(
+        self,
+        steps: list[Step],
+        stream: bytes | None,
+        token: bytes | None,
+        live_id: bytes | None,
+        out: list[Outgoing],
+        sent_ids: dict[bytes, bytes],
+    ) -> None:
+        fast = self.server.timing == "fast"
+        carry = 0.0  # the delay of skipped steps still counts
+        for i, step in enumerate(steps):
+            delay = 0.0 if fast else carry + step.delay
+            carry = 0.0
+            if step.kind == "await":
+                sent = sent_ids.get(_id_key(step.server_id))
+                if sent is not None:
+                    rest = steps[i + 1 :]
+                    self._waiting[sent] = _Paused(stream or b"null", rest, token, sent_ids)
+                    return
+                continue
+            data = step.data
+            if step.kind == "response":
+                rewritten = replace_member(data, ("id",), stream or b"null")
+                out.append(Outgoing(rewritten or data, delay, stream, final=True))
+                continue
+            if step.kind == "request":
+                data = self._server_request(data, step.server_id, sent_ids)
+            elif step.progress:
+                if token is None:  # the live client asked for no progress
+                    carry = step.delay
+                    continue
+                data = replace_member(data, ("params", "progressToken"), token) or data
+            if step.subscription and stream is not None:
+                path = ("params", "_meta", "io.modelcontextprotocol/subscriptionId")
+                data = replace_member(data, path, stream) or data
+            out.append(Outgoing(data, delay, stream))
+
+    def _server_request(
+        self, data: bytes, recorded: bytes | None, sent: dict[bytes, bytes]
+    ) -> bytes:
+        """A server request keeps its recorded id unless this session used it already."""
+        key = _id_key(recorded)
+        if key in self._server_ids:
+            self._next_server_id += 1
+            fresh = str(self._next_server_id).encode()
+            data = replace_member(data, ("id",), fresh) or data
+            key = _id_key(fresh)
+        self._server_ids.add(key)
+        sent[_id_key(recorded)] = key
+        return data
+
+
+def _id_key(raw: bytes | None) -> bytes:
+    """Ids compare as JSON values (``1`` and ``"1"`` differ, spacing does not)."""
+    if raw is None:
+        return b"null"
+    try:
+        return canonical(msgspec.json.decode(raw))
+    except msgspec.DecodeError:
+        return raw
+
+
+def _error(live_id: bytes, code: int, message: str, data: Any) -> Outgoing:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": 0, "error": error})
+    body = replace_member(body, ("id",), live_id) or body
+    return Outgoing(body, 0.0, None if live_id == b"null" else live_id, final=True)
+
+
+def _pong(live_id: bytes, era: str | None) -> Outgoing:
+    result: dict[str, Any] = {"resultType": "complete"} if era == "modern" else {}
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": 0, "result": result})
+    return Outgoing(replace_member(body, ("id",), live_id) or body, 0.0, live_id, final=True)
