@@ -73,7 +73,9 @@ class FlowList(ScrollView, can_focus=True):
         self.rows = array("Q")  # display rows (see module docstring)
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
         self.cursor = 0
-        self._cache: LRUCache[tuple[int, int, bool], Strip] = LRUCache(1024)
+        # Rendered rows by (row code, item version, width, selected, expanded): a key
+        # changes whenever what the row shows does, so the cache is never cleared.
+        self._cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
 
     # -- data --------------------------------------------------------------------
     def show(
@@ -100,8 +102,8 @@ class FlowList(ScrollView, can_focus=True):
         self._changed(scroll=self.follow)
 
     def refresh_rows(self) -> None:
-        """Some rows' content changed (status, violations): draw again."""
-        self._cache.clear()
+        """Some rows' content changed (status, violations): draw again (the
+        unchanged ones come from the cache)."""
         self.refresh()
 
     def _rebuild(self) -> None:
@@ -120,7 +122,6 @@ class FlowList(ScrollView, can_focus=True):
         return min(at, max(len(self.rows) - 1, 0))
 
     def _changed(self, *, scroll: bool) -> None:
-        self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self.rows))
         if scroll:
             self.call_after_refresh(self._scroll_to_cursor)
@@ -154,10 +155,13 @@ class FlowList(ScrollView, can_focus=True):
         if row >= len(self.rows) or self.model is None:
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor
-        key = (self.rows[row], width, selected)
+        code = self.rows[row]
+        item_index = code >> SUB_BITS
+        version = self.model.items[item_index].version
+        key = (code, version, width, selected, item_index in self.expanded)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(self.rows[row], width, selected)
+            strip = self._render_row(code, width, selected)
             self._cache[key] = strip
         return strip.crop(scroll_x, scroll_x + width)
 
@@ -182,7 +186,6 @@ class FlowList(ScrollView, can_focus=True):
             return
         self.cursor = max(0, min(row, len(self.rows) - 1))
         self.follow = self.cursor == len(self.rows) - 1  # at the newest row: stick to it
-        self._cache.clear()
         self._scroll_to_cursor()
         self.refresh()
         self.post_message(self.Highlighted(self.current_item))

@@ -29,7 +29,8 @@ from inspector.records import AnyRecord, Violation
 from inspector.views.session import SessionModel
 
 FIRST_BATCH = 2000  # records before the first screen is drawn
-INTERVAL = 0.1  # seconds between updates while loading or following
+INTERVAL = 0.1  # seconds between updates while following a live capture
+BULK_INTERVAL = 0.4  # while reading what a file already holds: more time for reading
 LIVE_WINDOW = 10.0  # a capture modified this recently may still be growing
 
 
@@ -87,6 +88,8 @@ def load_into(
     batch: list[AnyRecord] = []
     last = time.monotonic()
     shown = False  # the first screen has been drawn
+    seen = [0]  # records at the last update
+    interval = BULK_INTERVAL
 
     def drain() -> None:
         if model.header is None and reader.header is not None:
@@ -98,6 +101,9 @@ def load_into(
     def flush() -> None:
         nonlocal last, shown
         drain()
+        if shown and model.records == seen[0]:
+            return  # nothing new since the last update
+        seen[0] = model.records
         progress.bytes_read = reader.bytes_read
         model.problems = reader.problems
         notify()
@@ -105,6 +111,8 @@ def load_into(
         shown = True
 
     def stop() -> bool:  # at the end of the file, in follow mode, between polls
+        nonlocal interval
+        interval = INTERVAL  # caught up: now updates should be prompt
         flush()
         if not model.ended:
             model.analyzer.tick(time.time())
@@ -118,7 +126,7 @@ def load_into(
             drain()
             if cancelled():
                 return None
-            if time.monotonic() - last >= INTERVAL or (not shown and model.records >= FIRST_BATCH):
+            if time.monotonic() - last >= interval or (not shown and model.records >= FIRST_BATCH):
                 flush()
         drain()
     except CaptureError as exc:
@@ -127,6 +135,7 @@ def load_into(
         return f"{model.path}: {exc}"
     model.finish()
     progress.bytes_read = progress.size = max(reader.bytes_read, progress.size)
+    seen[0] = -1  # the last update always goes out: it says the loading is over
     flush()
     return None
 

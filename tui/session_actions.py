@@ -162,6 +162,7 @@ class SessionActions(App[None]):
         item = self._selected()
         if item is not None:
             item.marked = not item.marked
+            item.version += 1
             self.main.query_one(FlowList).refresh_rows()
 
     def action_comment(self) -> None:
@@ -172,6 +173,7 @@ class SessionActions(App[None]):
         def done(text: str | None) -> None:
             if text is not None:
                 item.comment = text.strip()
+                item.version += 1
                 self.main.query_one(FlowList).refresh_rows()
 
         self.push_screen(PromptScreen("Comment on this flow:", item.comment), done)

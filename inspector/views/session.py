@@ -36,10 +36,11 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 class FlowItem:
     """One row of the flow list: a flow, its violations, the user's mark and note."""
 
-    __slots__ = ("comment", "findings", "flow", "marked", "worst")
+    __slots__ = ("comment", "findings", "flow", "marked", "version", "worst")
 
     def __init__(self, flow: Flow) -> None:
         self.flow = flow
+        self.version = 0  # bumped on every change: a view's cache key
         self.findings: list[Violation] = []
         self.worst: str | None = None  # highest severity among findings
         self.marked = False
@@ -122,8 +123,8 @@ class SessionModel(AnalysisListener):
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         self.messages += 1
         seqs = self._flow_of_seq
-        if entry.seq >= len(seqs):
-            seqs.extend([0] * (entry.seq + 1 - len(seqs)))
+        if entry.seq >= len(seqs):  # grow in steps: one allocation per thousands of records
+            seqs.frombytes(bytes(seqs.itemsize * max(entry.seq + 1 - len(seqs), 4096)))
         seqs[entry.seq] = flow.number
         row = self._row_of_flow.get(flow.number)
         with self._lock:
@@ -132,12 +133,14 @@ class SessionModel(AnalysisListener):
                 self.items.append(FlowItem(flow))
                 self._added += 1
             else:
+                self.items[row].version += 1
                 self._changed.add(row)
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         row = self._row_of_flow.get(flow.number)
         if row is not None:
             with self._lock:
+                self.items[row].version += 1
                 self._changed.add(row)
 
     # -- violations -----------------------------------------------------------------
@@ -151,6 +154,7 @@ class SessionModel(AnalysisListener):
                 self._orphan_findings.append(finding)
                 return
             self.items[row].add_finding(finding)
+            self.items[row].version += 1
             self._changed.add(row)
 
     def set_findings(self, findings: Iterable[Violation]) -> None:
@@ -159,6 +163,7 @@ class SessionModel(AnalysisListener):
             for row, item in enumerate(self.items):
                 if item.findings:
                     item.clear_findings()
+                    item.version += 1
                     self._changed.add(row)
             self.findings = []
             self._orphan_findings = []
