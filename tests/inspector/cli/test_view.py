@@ -1,0 +1,86 @@
+"""``mcpeek view`` as a process: bad input is a one-line error; in a real terminal it runs."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import mcpeek_argv
+
+CAPTURES = Path(__file__).resolve().parents[3] / "captures"
+
+
+def test_needs_a_terminal() -> None:
+    proc = subprocess.run(
+        mcpeek_argv("view", str(CAPTURES / "modern-stdio.jsonl")), capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("mcpeek: ") and "terminal" in proc.stderr
+    assert "mcpeek show" in proc.stderr  # says what to do instead
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [(None, "no such file"), (b"hello\n", "not an mcpeek capture"), (b"", "empty file")],
+)
+def test_unreadable_files_are_refused_before_the_ui(
+    tmp_path: Path, content: bytes | None, expected: str
+) -> None:
+    path = tmp_path / "x.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    proc = subprocess.run(mcpeek_argv("view", str(path)), capture_output=True, text=True)
+    assert proc.returncode == 2 and expected in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_no_capture_directory_yet(tmp_path: Path) -> None:
+    env = {**os.environ, "MCPEEK_HOME": str(tmp_path / "none")}
+    proc = subprocess.run(mcpeek_argv("view"), capture_output=True, text=True, env=env)
+    assert proc.returncode == 2 and "no capture directory" in proc.stderr
+
+
+def read_until(fd: int, needle: bytes, timeout: float) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{needle!r} never shown; screen so far: {seen[-2000:]!r}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+    return seen
+
+
+@pytest.mark.e2e
+def test_runs_in_a_real_terminal_and_quits_with_q() -> None:
+    controller, terminal = pty.openpty()
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "30"}
+    proc = subprocess.Popen(
+        mcpeek_argv("view", "--no-recheck", str(CAPTURES / "modern-stdio.jsonl")),
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        close_fds=True,
+    )
+    os.close(terminal)
+    try:
+        read_until(controller, b"get_weather", timeout=30)
+        os.write(controller, b"q")
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(controller)
