@@ -92,12 +92,19 @@ class McpeekApp(SessionActions):
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Tabs(id="sessions")
+        # Kept as attributes: handlers reach them whatever screen is on top,
+        # and timers that fire while the app shuts down find them still there.
+        self.tabs = Tabs(id="sessions")
+        self.flow_list = FlowList(id="flows")
+        self.detail = DetailPane(id="detail")
+        self.query_input = Input(id="query")
+        self.status_bar = Static(id="status")
+        yield self.tabs
         yield ColumnHeader(id="columns")
-        yield FlowList(id="flows")
-        yield DetailPane(id="detail")
-        yield Input(id="query")
-        yield Static(id="status")
+        yield self.flow_list
+        yield self.detail
+        yield self.query_input
+        yield self.status_bar
         yield Footer()
 
     def on_mount(self) -> None:
@@ -108,15 +115,15 @@ class McpeekApp(SessionActions):
             self.set_interval(self.directory_poll, self.scan_directory)
         if not self.views:
             where = self.directory or "the command line"
-            self.main.query_one("#status", Static).update(f"no captures in {where} yet")
+            self.status_bar.update(f"no captures in {where} yet")
         self.set_interval(0.5, self.update_status)
-        self.main.query_one(FlowList).focus()
+        self.flow_list.focus()
 
     def add_session(self, path: Path) -> SessionView:
         follow = self.follow_mode if self.follow_mode is not None else is_live(path)
         view = SessionView(path, follow=follow)
         self.views.append(view)
-        tabs = self.main.query_one(Tabs)
+        tabs = self.tabs
         tabs.add_tab(Tab(path.name, id=f"s{len(self.views)}"))
         if self.current is None or follow:
             self.start_loading(view)
@@ -183,7 +190,7 @@ class McpeekApp(SessionActions):
         changes = view.model.take_changes()
         self.apply_changes(view, changed=changes.changed)
         if view is self.current:
-            detail = self.main.query_one(DetailPane)
+            detail = self.detail
             item = detail.item
             if detail.display and item is not None and changes:
                 detail.show(item, view.model, show_all=self.show_all)
@@ -202,7 +209,7 @@ class McpeekApp(SessionActions):
             )
         moved = flt is not None and bool(changed) and _refilter(view, flt, changed)
         view.checked = count
-        flow_list = self.main.query_one(FlowList)
+        flow_list = self.flow_list
         if view is not self.current or moved:
             view.matches.extend(new)
             if view is self.current:
@@ -215,17 +222,17 @@ class McpeekApp(SessionActions):
     # -- sessions ------------------------------------------------------------------------
     def activate(self, view: SessionView) -> None:
         if self.current is not None:
-            self.current.cursor_item = self.main.query_one(FlowList).current_item_index
+            self.current.cursor_item = self.flow_list.current_item_index
         self.current = view
         self.start_loading(view)
-        tabs = self.main.query_one(Tabs)
+        tabs = self.tabs
         tab_id = f"s{self.views.index(view) + 1}"
         if tabs.active != tab_id:
             tabs.active = tab_id
         self.show_view(view)
 
     def show_view(self, view: SessionView) -> None:
-        flow_list = self.main.query_one(FlowList)
+        flow_list = self.flow_list
         flow_list.follow = view.cursor_item is None or flow_list.follow
         flow_list.show(view.model, view.matches, view.cursor_item)
         self.update_status()
@@ -248,7 +255,7 @@ class McpeekApp(SessionActions):
             self.notify(str(exc), title="filter", severity="error", timeout=8)
             return
         view.filter = flt
-        view.cursor_item = self.main.query_one(FlowList).current_item_index
+        view.cursor_item = self.flow_list.current_item_index
         self.refilter(view)
 
     @work(thread=True, exclusive=True, group="filter")
@@ -272,7 +279,7 @@ class McpeekApp(SessionActions):
                 self.notify(f"{len(matches)} of {count} flows match ({elapsed * 1000:.0f} ms)")
 
     def on_flow_list_highlighted(self, message: FlowList.Highlighted) -> None:
-        detail = self.main.query_one(DetailPane)
+        detail = self.detail
         if detail.display and message.item is not None and self.current is not None:
             detail.show(message.item, self.current.model, show_all=self.show_all)
         self.update_status()
@@ -295,10 +302,10 @@ class McpeekApp(SessionActions):
             self.search(1, from_current=True)
 
     def close_query(self) -> None:
-        query = self.main.query_one("#query", Input)
+        query = self.query_input
         query.display = False
         self.query_mode = ""
-        self.main.query_one(FlowList).focus()
+        self.flow_list.focus()
 
     def update_status(self) -> None:
         view = self.current
@@ -321,9 +328,9 @@ class McpeekApp(SessionActions):
             )
         elif model.ended:
             parts.append("server exited")
-        if self.main.query_one(FlowList).follow:
+        if self.flow_list.follow:
             parts.append("follow")
-        self.main.query_one("#status", Static).update("  ·  ".join(parts))
+        self.status_bar.update("  ·  ".join(parts))
 
 
 def _refilter(view: SessionView, flt: Filter, changed: frozenset[int]) -> bool:

@@ -49,7 +49,7 @@ class FlowList(ScrollView, can_focus=True):
     ]
     COMPONENT_CLASSES = {"flow-list--cursor"}
     DEFAULT_CSS = """
-    FlowList { height: 1fr; }
+    FlowList { height: 1fr; overflow-x: hidden; }
     FlowList > .flow-list--cursor { background: $accent 40%; }
     FlowList:focus > .flow-list--cursor { background: $accent; }
     """
@@ -122,7 +122,7 @@ class FlowList(ScrollView, can_focus=True):
         return min(at, max(len(self.rows) - 1, 0))
 
     def _changed(self, *, scroll: bool) -> None:
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.virtual_size = Size(0, len(self.rows))  # rows fit the width: no sideways scroll
         if scroll:
             self.call_after_refresh(self._scroll_to_cursor)
         self.refresh()
@@ -151,7 +151,7 @@ class FlowList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
-        width = self.size.width
+        width = self.scrollable_content_region.width
         if row >= len(self.rows) or self.model is None:
             return Strip.blank(width, self.rich_style)
         selected = row == self.cursor

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from textual import work
 from textual.app import App
-from textual.screen import Screen
-from textual.widgets import Input, Tabs
+from textual.widgets import Input, Static, Tabs
 
 from inspector.views.session import FlowItem, SessionModel
 from tui.detail import DetailPane
@@ -33,6 +32,11 @@ class SessionActions(App[None]):
     query_mode: str
     search_text: str
     show_all: bool
+    tabs: Tabs
+    flow_list: FlowList
+    detail: DetailPane
+    query_input: Input
+    status_bar: Static
 
     def set_filter(self, text: str) -> None:
         raise NotImplementedError
@@ -43,20 +47,15 @@ class SessionActions(App[None]):
     def update_status(self) -> None:
         raise NotImplementedError
 
-    @property
-    def main(self) -> Screen[None]:
-        """The flow screen, under whatever modal screen is open."""
-        return self.screen_stack[0]
-
     def _selected(self) -> FlowItem | None:
-        return self.main.query_one(FlowList).current_item
+        return self.flow_list.current_item
 
     # -- panes and screens -------------------------------------------------------------
     def action_open_detail(self) -> None:
         item = self._selected()
         if item is None or self.current is None:
             return
-        detail = self.main.query_one(DetailPane)
+        detail = self.detail
         detail.display = True
         detail.show(item, self.current.model, show_all=self.show_all)
 
@@ -64,9 +63,9 @@ class SessionActions(App[None]):
         if self.query_mode:
             self.close_query()
             return
-        self.main.query_one(DetailPane).display = False
+        self.detail.display = False
         self.show_all = False
-        self.main.query_one(FlowList).focus()
+        self.flow_list.focus()
 
     def action_show_all(self) -> None:
         self.show_all = True
@@ -90,14 +89,14 @@ class SessionActions(App[None]):
                 self.notify("the filter was cleared to show that flow")
                 self.set_filter("")
                 self.current.cursor_item = row
-            self.main.query_one(FlowList).move_to_item(row)
+            self.flow_list.move_to_item(row)
             self.action_open_detail()
 
         self.push_screen(ViolationsScreen(self.current.model), jump)
 
     # -- filter and search ------------------------------------------------------------------
     def _open_query(self, mode: str, value: str, placeholder: str) -> None:
-        query = self.main.query_one("#query", Input)
+        query = self.query_input
         self.query_mode = mode
         query.placeholder = placeholder
         query.value = value
@@ -120,7 +119,7 @@ class SessionActions(App[None]):
     def search(self, step: int, *, from_current: bool = False) -> None:
         """Move to the next row (``step`` 1) or previous (-1) whose label has the text."""
         needle = self.search_text.lower()
-        flow_list = self.main.query_one(FlowList)
+        flow_list = self.flow_list
         if not needle or self.current is None or not flow_list.rows:
             return
         items = self.current.model.items
@@ -147,10 +146,10 @@ class SessionActions(App[None]):
         if len(self.views) < 2 or self.current is None:
             return
         index = (self.views.index(self.current) + step) % len(self.views)
-        self.main.query_one(Tabs).active = f"s{index + 1}"
+        self.tabs.active = f"s{index + 1}"
 
     def action_toggle_follow(self) -> None:
-        flow_list = self.main.query_one(FlowList)
+        flow_list = self.flow_list
         if flow_list.follow:
             flow_list.follow = False
             self.update_status()
@@ -163,7 +162,7 @@ class SessionActions(App[None]):
         if item is not None:
             item.marked = not item.marked
             item.version += 1
-            self.main.query_one(FlowList).refresh_rows()
+            self.flow_list.refresh_rows()
 
     def action_comment(self) -> None:
         item = self._selected()
@@ -174,7 +173,7 @@ class SessionActions(App[None]):
             if text is not None:
                 item.comment = text.strip()
                 item.version += 1
-                self.main.query_one(FlowList).refresh_rows()
+                self.flow_list.refresh_rows()
 
         self.push_screen(PromptScreen("Comment on this flow:", item.comment), done)
 
