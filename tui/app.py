@@ -13,6 +13,7 @@ proxies start (the capture file is the bus: nothing to start in order).
 
 from __future__ import annotations
 
+import threading
 import time
 from array import array
 from pathlib import Path
@@ -154,10 +155,16 @@ class McpeekApp(SessionActions):
     def load(self, view: SessionView) -> None:
         worker = get_current_worker()
         model = view.model
+
+        def update() -> threading.Event:
+            message = SessionUpdated(model)
+            self.post_message(message)
+            return message.shown
+
         error = load_into(
             model,
             view.progress,
-            lambda: self.post_message(SessionUpdated(model)),
+            update,
             follow=view.follow,
             cancelled=lambda: worker.is_cancelled,
         )
@@ -172,6 +179,7 @@ class McpeekApp(SessionActions):
     def on_session_updated(self, message: SessionUpdated) -> None:
         view = next((v for v in self.views if v.model is message.model), None)
         if view is None:
+            message.shown.set()
             return
         if message.done:
             view.done = True
@@ -195,6 +203,7 @@ class McpeekApp(SessionActions):
             if detail.display and item is not None and changes:
                 detail.show(item, view.model, show_all=self.show_all)
         self.update_status()
+        self.call_after_refresh(message.shown.set)
 
     def apply_changes(self, view: SessionView, changed: frozenset[int] = frozenset()) -> None:
         """Filter the rows that arrived (and re-filter those that changed)."""

@@ -6,7 +6,10 @@ follows) one file, feeds the records to the :class:`SessionModel` and calls
 first batch, so the first screen shows while a big file is still loading.
 The app turns each call into one :class:`SessionUpdated` message; messages
 for the same session replace each other in the queue, so a burst of traffic
-costs one redraw.
+costs one redraw. ``notify`` may return a :class:`threading.Event` that the
+app sets once the update is on screen: the loader waits for it (briefly), so
+a loader thread busy with a million records cannot starve the UI thread of
+the GIL and leave the first screen unpainted.
 
 :func:`recheck` runs ``mcpeek lint`` on a complete capture in a separate
 process (a second core, and exactly the findings lint would print) and
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,22 +38,32 @@ BULK_INTERVAL = 0.4  # while reading what a file already holds: more time for re
 LIVE_WINDOW = 10.0  # a capture modified this recently may still be growing
 
 
+UI_WAIT = 0.25  # longest pause of the loader for the UI to show an update
+
+
 class SessionUpdated(Message):
-    """New rows or changes in ``model``; ``done`` when its loader stopped."""
+    """New rows or changes in ``model``; ``done`` when its loader stopped.
+
+    ``shown`` is set by the app once the update has been drawn.
+    """
 
     def __init__(self, model: SessionModel, *, done: bool = False, error: str | None = None):
         super().__init__()
         self.model = model
         self.done = done
         self.error = error
+        self.shown = threading.Event()
 
     def can_replace(self, message: Message) -> bool:
-        return (
+        if (
             isinstance(message, SessionUpdated)
             and message.model is self.model
             and not message.done
             and message.error is None
-        )
+        ):
+            message.shown.set()  # superseded: nobody waits for it any more
+            return True
+        return False
 
 
 class Progress:
@@ -78,7 +92,7 @@ def is_live(path: Path, now: float | None = None) -> bool:
 def load_into(
     model: SessionModel,
     progress: Progress,
-    notify: Callable[[], object],
+    notify: Callable[[], threading.Event | None],
     *,
     follow: bool,
     cancelled: Callable[[], bool],
@@ -106,7 +120,9 @@ def load_into(
         seen[0] = model.records
         progress.bytes_read = reader.bytes_read
         model.problems = reader.problems
-        notify()
+        shown_event = notify()
+        if shown_event is not None:
+            shown_event.wait(UI_WAIT)
         last = time.monotonic()
         shown = True
 

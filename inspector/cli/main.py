@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from inspector import __version__
-from inspector.cli import commands  # noqa: F401 - importing registers the subcommands
+from inspector.cli import commands
 from inspector.cli.base import Command, UsageError
 
 USAGE_ERROR = 2
@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Only the command being run is imported (start-up time is part of every
+    # proxied session); an option first, or an unknown word, loads them all.
+    commands.load(words[0] if words and not words[0].startswith("-") else None)
     parser = build_parser()
     args = parser.parse_args(argv)
     command: Command | None = getattr(args, "handler", None)
