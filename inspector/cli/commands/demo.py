@@ -1,0 +1,239 @@
+"""``mcpeek demo [--headless] [-w FILE]``: a live MCP session through mcpeek, no set-up.
+
+A scripted client talks to a small bundled MCP server (2026-07-28, stdio)
+through the real ``mcpeek stdio`` proxy, for a few seconds: discovery, tools,
+a call with progress notifications, a multi round-trip elicitation, a resource
+subscription and its event, a cancelled call. The server breaks two rules on
+purpose (``tools.output-schema`` and ``result.result-type-missing``), so there
+is something to flag.
+
+By default the terminal UI opens on the capture and shows the conversation as
+it arrives (quit with q). ``--headless`` prints the flows as they end, then
+the violations (as ``mcpeek lint`` does), and exits 0. Either way the capture
+stays, in a temporary file unless ``-w`` names one; its path is printed at the
+end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import TextIO
+
+from inspector.analysis import AnalysisListener, Analyzer, Conversation
+from inspector.capture.reader import CaptureError, CaptureReader
+from inspector.cli.base import Command, UsageError
+from inspector.demo.client import DEFAULT_DELAY, DemoClient, DemoError, play, proxy_command
+from inspector.records import Event, Record, Stderr
+from inspector.views.flowline import FlowPrinter, clock
+
+DEMO_FAILED = 1
+START_TIMEOUT = 20.0  # seconds for mcpeek to start writing the capture
+INTRO = (
+    "mcpeek demo: a scripted MCP client and a small MCP server (2026-07-28) "
+    "talk through mcpeek stdio"
+)
+
+
+class DemoCommand(Command):
+    name = "demo"
+    help = "a live MCP session through mcpeek, with two deliberate violations (no set-up)"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--headless",
+            action="store_true",
+            help="print the flows and the violations instead of opening the terminal UI",
+        )
+        parser.add_argument(
+            "-w",
+            "--write",
+            metavar="FILE",
+            type=Path,
+            help="capture file to write (default: a new temporary file)",
+        )
+        parser.add_argument(
+            "--delay",
+            type=float,
+            default=DEFAULT_DELAY,
+            metavar="SECONDS",
+            help=f"pause between the client's steps (default: {DEFAULT_DELAY:g}; 0: full speed)",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        if not 0 <= args.delay <= 10:  # also refuses nan
+            raise UsageError("--delay must be between 0 and 10 seconds")
+        path = _prepare_capture(args.write)
+        headless = args.headless
+        if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            print("mcpeek: not a terminal: running the demo --headless", file=sys.stderr)
+            headless = True
+        run = _Background(
+            DemoClient(proxy_command(path, delay=args.delay * 0.75), delay=args.delay)
+        )
+        run.start()
+        if headless:
+            return _headless(run, path, sys.stdout)
+        return _with_viewer(run, path)
+
+
+class _Background:
+    """The scripted client, playing in a thread."""
+
+    def __init__(self, client: DemoClient) -> None:
+        self.client = client
+        self.error: DemoError | None = None
+        self._thread = threading.Thread(target=self._play, name="mcpeek-demo", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _play(self) -> None:
+        try:
+            play(self.client)
+        except DemoError as exc:
+            self.error = exc
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def stop(self) -> None:
+        if not self.done():
+            self.client.abort()
+        self._thread.join(30.0)
+
+    def failure(self) -> str | None:
+        if self.error is None or self.client.aborted:
+            return None
+        return str(self.error)
+
+
+def _prepare_capture(path: Path | None) -> Path:
+    """An empty capture file (so that a reader never sees an old one's records)."""
+    if path is None:
+        fd, name = tempfile.mkstemp(prefix="mcpeek-demo-", suffix=".jsonl")
+        os.close(fd)
+        return Path(name)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
+    return path
+
+
+class _StderrPrinter(AnalysisListener):
+    """The server's stderr lines (its log), between the flows."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        if isinstance(record, Stderr) and record.raw is not None:
+            print(f"{clock(record.t)}  stderr  {record.raw}", file=self.out, flush=True)
+
+
+def _headless(run: _Background, path: Path, out: TextIO) -> int:
+    from inspector.cli.lint_report import FileResult, write_text
+    from rules.engine import Reported, RuleEngine
+
+    print(INTRO, file=out, flush=True)
+    print(file=out)
+    found: list[Reported] = []
+    analyzer = Analyzer([FlowPrinter(out), _StderrPrinter(out), RuleEngine(found.append)])
+    reader = CaptureReader(path)
+    ended = False
+
+    def stop() -> bool:
+        if not ended:
+            analyzer.tick(time.time())
+        return ended or run.done()
+
+    try:
+        try:
+            for record in reader.records(follow=True, stop=stop):
+                if analyzer.header is None and reader.header is not None:
+                    analyzer.feed(reader.header)
+                analyzer.feed(record)
+                if isinstance(record, Event) and record.event == "exit":
+                    ended = True
+            analyzer.finish()
+        except CaptureError as exc:
+            run.stop()
+            print(f"mcpeek: demo failed: {run.failure() or exc}", file=sys.stderr)
+            return DEMO_FAILED
+    except KeyboardInterrupt:
+        run.stop()
+        return 130
+    except BrokenPipeError:  # `mcpeek demo --headless | head`: the reader has seen enough
+        return _reader_gone(run)
+    run.stop()
+    failure = run.failure()
+    if failure is not None:
+        print(f"mcpeek: demo failed: {failure}", file=sys.stderr)
+        return DEMO_FAILED
+    try:
+        print(
+            "\nviolations (the demo server breaks two rules on purpose: "
+            "tools.output-schema and result.result-type-missing):\n",
+            file=out,
+        )
+        write_text([FileResult(str(path), violations=found, problems=reader.problems)], out)
+        _print_capture(path, out)
+    except BrokenPipeError:
+        return _reader_gone(run)
+    return 0
+
+
+def _reader_gone(run: _Background) -> int:
+    run.stop()
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def _with_viewer(run: _Background, path: Path) -> int:
+    deadline = time.monotonic() + START_TIMEOUT
+    while _size(path) == 0:  # the viewer must find at least the header
+        if run.done() or time.monotonic() > deadline:
+            run.stop()
+            print(
+                f"mcpeek: demo failed: {run.failure() or 'mcpeek did not start'}", file=sys.stderr
+            )
+            return DEMO_FAILED
+        time.sleep(0.02)
+    from tui.app import McpeekApp
+
+    app = McpeekApp([path], follow=True, recheck_rules=False)
+    try:
+        app.run()
+    finally:
+        run.stop()
+    failure = run.failure()
+    if failure is not None:
+        print(f"mcpeek: demo failed: {failure}", file=sys.stderr)
+        return DEMO_FAILED
+    if run.client.aborted:
+        print("the demo was stopped before its end (the viewer was closed)")
+    _print_capture(path, sys.stdout)
+    return 0
+
+
+def _print_capture(path: Path, out: TextIO) -> None:
+    print(f"capture: {path}", file=out)
+    print(f"  mcpeek view {path}    the terminal UI on it", file=out)
+    print(f"  mcpeek lint {path}    its violations (--format json|sarif|junit)", file=out)
+    print(f"  mcpeek show {path}    its flows, one line each", file=out, flush=True)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
