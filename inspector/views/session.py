@@ -8,9 +8,11 @@ does no I/O of its own; a loader feeds it records (from a file, following a
 growing file, or live) and a front end reads it.
 
 Concurrency: one thread feeds (the loader), another reads (the UI). Appends
-and attribute updates are atomic under the GIL; what changed is collected
-under a lock and handed out by :meth:`SessionModel.take_changes`, so the UI
-redraws only what moved, once per batch rather than once per message.
+and attribute updates are atomic under the GIL, and so are a deque's
+``append`` and ``popleft``: the rows that changed are queued on one by the
+feeder and drained by :meth:`SessionModel.take_changes` in the UI, so the UI
+redraws only what moved, once per batch rather than once per message, and
+the feeder never waits for a lock on its hot path.
 
 Violations come from two places. A capture written by a proxy with live
 checks holds ``violation`` records; they are shown as they are read. A full
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import threading
 from array import array
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from inspector.records import AnyRecord, Event, Header, Http, Record, Stderr, Violation
+from inspector.records import AnyRecord, Event, Header, Http, Msg, Record, Stderr, Violation
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -84,11 +87,11 @@ class SessionModel(AnalysisListener):
         self.messages = 0
         self.ended = False  # the wrapped server exited (or the proxy stopped)
         self.loaded = False  # the loader has read everything there was
-        self._row_of_flow: dict[int, int] = {}
+        self._row_of_flow: dict[int, int] = {}  # only for flows not numbered as rows
         self._flow_of_seq = array("I")  # seq -> flow number (0: not a message)
-        self._lock = threading.Lock()
-        self._added = 0
-        self._changed: set[int] = set()
+        self._lock = threading.Lock()  # findings only: they are replaced wholesale
+        self._rows_taken = 0  # rows the reader has been told of
+        self._changed: deque[int] = deque()
         self._findings_changed = False
         self._orphan_findings: list[Violation] = []  # seen before their message
         self.exchanges: dict[str, list[Http]] = {}  # HTTP records by exchange id
@@ -113,6 +116,8 @@ class SessionModel(AnalysisListener):
         self.loaded = True
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        if type(record) is Msg:  # most records: nothing to keep here
+            return
         if isinstance(record, Violation):
             self._attach(record)
         elif isinstance(record, Http):
@@ -126,22 +131,20 @@ class SessionModel(AnalysisListener):
         if entry.seq >= len(seqs):  # grow in steps: one allocation per thousands of records
             seqs.frombytes(bytes(seqs.itemsize * max(entry.seq + 1 - len(seqs), 4096)))
         seqs[entry.seq] = flow.number
-        row = self._row_of_flow.get(flow.number)
-        with self._lock:
-            if row is None:
+        row = self.row_of_flow(flow.number)
+        if row is None:
+            if flow.number - 1 != len(self.items):  # flows start in number order; else map
                 self._row_of_flow[flow.number] = len(self.items)
-                self.items.append(FlowItem(flow))
-                self._added += 1
-            else:
-                self.items[row].version += 1
-                self._changed.add(row)
+            self.items.append(FlowItem(flow))
+        else:
+            self.items[row].version += 1
+            self._changed.append(row)
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
-        row = self._row_of_flow.get(flow.number)
+        row = self.row_of_flow(flow.number)
         if row is not None:
-            with self._lock:
-                self.items[row].version += 1
-                self._changed.add(row)
+            self.items[row].version += 1
+            self._changed.append(row)
 
     # -- violations -----------------------------------------------------------------
     def _attach(self, finding: Violation) -> None:
@@ -155,7 +158,7 @@ class SessionModel(AnalysisListener):
                 return
             self.items[row].add_finding(finding)
             self.items[row].version += 1
-            self._changed.add(row)
+            self._changed.append(row)
 
     def set_findings(self, findings: Iterable[Violation]) -> None:
         """Replace every violation (e.g. with a full re-check's)."""
@@ -164,7 +167,7 @@ class SessionModel(AnalysisListener):
                 if item.findings:
                     item.clear_findings()
                     item.version += 1
-                    self._changed.add(row)
+                    self._changed.append(row)
             self.findings = []
             self._orphan_findings = []
         for finding in findings:
@@ -176,19 +179,27 @@ class SessionModel(AnalysisListener):
         if 0 < seq < len(self._flow_of_seq):
             number = self._flow_of_seq[seq]
             if number:
-                return self._row_of_flow.get(number)
+                return self.row_of_flow(number)
         return None
 
     def row_of_flow(self, number: int) -> int | None:
+        row = number - 1
+        items = self.items
+        if 0 <= row < len(items) and items[row].flow.number == number:
+            return row
         return self._row_of_flow.get(number)
 
     # -- reading (UI thread) ----------------------------------------------------------
     def take_changes(self) -> Changes:
+        count = len(self.items)
+        changed: set[int] = set()
+        queue = self._changed
+        while queue:
+            changed.add(queue.popleft())
+        changes = Changes(count - self._rows_taken, frozenset(r for r in changed if r < count))
+        self._rows_taken = count
         with self._lock:
-            changes = Changes(self._added, frozenset(self._changed))
             changes.findings = self._findings_changed
-            self._added = 0
-            self._changed = set()
             self._findings_changed = False
         return changes
 
