@@ -171,3 +171,26 @@ async def test_not_a_capture_is_an_error_not_a_crash(tmp_path: Path) -> None:
         await wait_loaded(pilot, app)
         assert app.views[0].error is not None and "not an mcpeek capture" in app.views[0].error
         assert any("not an mcpeek capture" in n.message for n in app._notifications)
+
+
+async def test_mouse_click_selects_and_double_click_opens(tmp_path: Path) -> None:
+    app = viewer(busy_capture(tmp_path / "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        flows = app.query_one(FlowList)
+        await pilot.press("home")
+        await pilot.click(FlowList, offset=(10, 3))
+        assert flows.cursor == 3 and not flows.follow
+        await pilot.click(FlowList, offset=(10, 3), times=2)
+        assert app.query_one(DetailPane).display
+
+
+def test_every_declared_action_exists_and_is_bound() -> None:
+    """One table feeds keys, footer, help and palette: each entry must be runnable."""
+    from tui.actions import ACTIONS
+
+    app = McpeekApp([])
+    bound = {binding.action for binding in app.BINDINGS}  # type: ignore[union-attr]
+    for spec in ACTIONS:
+        assert spec.action in bound
+        assert callable(getattr(app, f"action_{spec.action}", None)), spec.action
