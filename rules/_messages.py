@@ -13,8 +13,6 @@ from typing import Any
 
 import msgspec
 
-from inspector.analysis import Entry
-from inspector.jsonrpc import MessageDecoder
 from rules.context import MessageContext
 
 MAX_SHOWN = 5  # problems listed in one finding
@@ -38,11 +36,10 @@ def summarized(problems: list[str]) -> str:
     return text
 
 
-def request_params(entry: Entry | None, decoder: MessageDecoder) -> dict[str, Any]:
-    """The params of a request entry as a dict (``{}`` when absent or not an object)."""
-    if entry is None:
-        return {}
-    params = entry.message(decoder).params_value()
+def request_params(ctx: MessageContext) -> dict[str, Any]:
+    """The params of the request a response answers, as a dict (``{}`` when absent or
+    not an object); decoded once for every rule that asks."""
+    params = ctx.request_params
     return params if isinstance(params, dict) else {}
 
 

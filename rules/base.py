@@ -16,7 +16,7 @@ analysis), keyed by conversation where the state is per conversation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import msgspec
@@ -59,7 +59,8 @@ class Rule:
     #: ``initialize`` that switches the era, or HTTP records before their session).
     catalog_era: ClassVar[Era | None] = None
     #: The transport a rule's messages can only come from (``stdio``/``http``), so
-    #: that, say, the HTTP header rules cost nothing on a stdio capture.
+    #: that, say, the HTTP header rules cost nothing on a stdio capture (an ``http``
+    #: rule's ``on_record`` is not called for the messages of a stdio channel either).
     transport: ClassVar[str | None] = None
     #: Which record types ``on_record`` wants (e.g. ``frozenset({Http})``); ``None``: all.
     record_types: ClassVar[frozenset[type] | None] = None
@@ -68,6 +69,9 @@ class Rule:
     #: and methods (for a response, its request's method). ``None``: all.
     kinds: ClassVar[frozenset[str] | None] = None
     methods: ClassVar[frozenset[str] | None] = None
+    #: Kind → the one direction (``c2s``/``s2c``) whose messages of that kind
+    #: ``on_message`` wants; kinds not listed come from both sides.
+    directions: ClassVar[Mapping[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -15,7 +15,6 @@ from typing import Any
 import msgspec
 
 from inspector.analysis import Conversation
-from inspector.jsonrpc import MessageDecoder
 from rules._bounded import MAX_KEYS, Lru, PerConversation
 from rules._messages import id_text, is_complete, request_params, shown
 from rules.base import MODERN_SPEC, Finding, Findings, Rule
@@ -97,7 +96,6 @@ class CacheScopeChanged(Rule):
         self._chains: PerConversation[Lru[tuple[str, str], _ListChain]] = PerConversation(
             lambda: Lru(MAX_KEYS)
         )
-        self._decoder = MessageDecoder()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         result = ctx.result
@@ -107,7 +105,7 @@ class CacheScopeChanged(Rule):
         scope = result.get("cacheScope")
         scope = scope if scope in ("public", "private") else None
         chains = self._chains(ctx.conversation)
-        cursor = request_params(ctx.request, self._decoder).get("cursor")
+        cursor = request_params(ctx).get("cursor")
         chain = chains.get((method, cursor)) if isinstance(cursor, str) else None
         findings: list[Finding] = []
         if chain is not None and chain.scope is not None and scope not in (None, chain.scope):

@@ -1,20 +1,46 @@
 """What a rule sees of one message: the entry, its flow and conversation, decoded lazily.
 
-The full JSON decode of params, result or error happens at most once per
-message, the first time a rule asks, and is shared by every rule.
+Every decode (the careful envelope, params, result, error, the whole value) and
+every lookup rules share (the attempt, the request it answers, ``_meta``)
+happens at most once per message, the first time a rule asks, and is shared by
+every rule. The plain facts (``seq``, ``kind``, ``method``…) are attributes.
+
+Lazy values are computed by :meth:`MessageContext.__getattr__`, which Python
+calls only while an attribute is missing: the value is stored on the instance,
+so every later look is a plain attribute read (``functools.cached_property``
+takes a lock on every read in Python 3.11, and the engine builds one context
+per message).
 """
 
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from msgspec import DecodeError, json
 
 from inspector.analysis import Attempt, Conversation, Entry, Flow
 from inspector.jsonrpc import Message, MessageDecoder
+from inspector.records import Msg, wire_bytes
 from rules.base import Finding, Severity
+
+RESPONSE_KINDS = frozenset({"result", "error"})
 
 
 class MessageContext:
+    if TYPE_CHECKING:  # the lazy members, as rules see them
+        wire: bytes  # the message's exact bytes
+        message: Message  # the careful decode (a batch member is found by its id)
+        obj: Any  # the whole message as a JSON value (None if it is not JSON)
+        params: Any
+        result: Any
+        error: Any
+        meta: dict[str, Any] | None  # params._meta, or result._meta of a result
+        attempt: Attempt | None  # the attempt of the flow a request or response belongs to
+        request: Entry | None  # for a response: the request it answers
+        request_params: Any  # for a response: its request's params (None if absent)
+        batch: bool  # the message's bytes are a JSON array
+
     def __init__(
         self,
         entry: Entry,
@@ -23,97 +49,29 @@ class MessageContext:
         decoder: MessageDecoder,
         era: str | None,
         version: str | None,
+        requests: RequestMemo | None = None,
     ) -> None:
         self.entry = entry
         self.flow = flow
         self.conversation = conversation
         self.era = era  # the conversation's era (or the one --spec forces)
         self.version = version  # the protocol version in force (or forced)
+        self.seq = entry.seq
+        self.kind = entry.kind
+        #: The message's method; for a response, the method of the request it answers.
+        self.method = entry.method if entry.method is not None else flow.method
+        self.is_response = entry.kind in RESPONSE_KINDS
         self._decoder = decoder
+        self._requests = requests
 
-    @property
-    def seq(self) -> int:
-        return self.entry.seq
-
-    @property
-    def kind(self) -> str:
-        return self.entry.kind
-
-    @property
-    def method(self) -> str | None:
-        """The message's method; for a response, the method of the request it answers."""
-        return self.entry.method if self.entry.method is not None else self.flow.method
-
-    @property
-    def is_response(self) -> bool:
-        return self.entry.kind in ("result", "error")
-
-    @cached_property
-    def wire(self) -> bytes:
-        """The message's exact bytes, encoded once for every rule that looks."""
-        return self.entry.wire()
-
-    @cached_property
-    def message(self) -> Message:
-        """The careful decode: exact ``Raw`` members; a batch member is found by its id."""
-        whole = self._decoder.decode(self.wire)
-        if whole.kind != "batch":
-            return whole
-        for item in whole.items:
-            if (
-                item.kind == self.entry.kind
-                and item.id == self.entry.id
-                and item.method == self.entry.method
-            ):
-                return item
-        return whole
-
-    @cached_property
-    def obj(self) -> Any:
-        """The whole message as a JSON value (``None`` if it is not JSON)."""
-        from msgspec import DecodeError, json
-
-        try:
-            return json.decode(self.wire)
-        except DecodeError:
-            return None
-
-    @cached_property
-    def params(self) -> Any:
-        return self.message.params_value()
-
-    @cached_property
-    def result(self) -> Any:
-        return self.message.result_value()
-
-    @cached_property
-    def error(self) -> Any:
-        return self.message.error_value()
-
-    @property
-    def meta(self) -> dict[str, Any] | None:
-        """``params._meta`` (requests, notifications) or ``result._meta`` (results)."""
-        holder = self.result if self.entry.kind == "result" else self.params
-        meta = holder.get("_meta") if isinstance(holder, dict) else None
-        return meta if isinstance(meta, dict) else None
-
-    @cached_property
-    def attempt(self) -> Attempt | None:
-        """For a request or a response: the attempt of the flow it belongs to."""
-        for attempt in reversed(self.flow.attempts):
-            if (
-                attempt.request is self.entry
-                or attempt.response is self.entry
-                or self.entry in attempt.duplicates
-            ):
-                return attempt
-        return None
-
-    @property
-    def request(self) -> Entry | None:
-        """For a response: the request it answers."""
-        attempt = self.attempt
-        return attempt.request if attempt is not None and self.is_response else None
+    def __getattr__(self, name: str) -> Any:
+        """Compute a lazy member once (only called while it is missing)."""
+        compute = _LAZY.get(name)
+        if compute is None:
+            raise AttributeError(name)
+        value = compute(self)
+        setattr(self, name, value)
+        return value
 
     def finding(
         self,
@@ -124,3 +82,133 @@ class MessageContext:
     ) -> Finding:
         """A finding on this message; ``also`` lists related messages (they come first)."""
         return Finding(msgs=[*also, self.entry.seq], message=message, severity=severity)
+
+
+# -- the lazy members -------------------------------------------------------------------
+def _wire(ctx: MessageContext) -> bytes:
+    return wire_bytes(ctx.entry.record)
+
+
+def _message(ctx: MessageContext) -> Message:
+    whole = ctx._decoder.decode(ctx.wire)
+    if whole.kind != "batch":
+        return whole
+    entry = ctx.entry
+    for item in whole.items:
+        if item.kind == entry.kind and item.id == entry.id and item.method == entry.method:
+            return item
+    return whole
+
+
+def _obj(ctx: MessageContext) -> Any:
+    try:
+        return json.decode(ctx.wire)
+    except DecodeError:
+        return None
+
+
+def _params(ctx: MessageContext) -> Any:
+    return ctx.message.params_value()
+
+
+def _result(ctx: MessageContext) -> Any:
+    return ctx.message.result_value()
+
+
+def _error(ctx: MessageContext) -> Any:
+    return ctx.message.error_value()
+
+
+def _meta(ctx: MessageContext) -> dict[str, Any] | None:
+    holder = ctx.result if ctx.kind == "result" else ctx.params
+    meta = holder.get("_meta") if isinstance(holder, dict) else None
+    return meta if isinstance(meta, dict) else None
+
+
+def _attempt(ctx: MessageContext) -> Attempt | None:
+    entry = ctx.entry
+    for attempt in reversed(ctx.flow.attempts):
+        if attempt.request is entry or attempt.response is entry or entry in attempt.duplicates:
+            return attempt
+    return None
+
+
+def _request(ctx: MessageContext) -> Entry | None:
+    if not ctx.is_response:
+        return None
+    attempt = ctx.attempt
+    return attempt.request if attempt is not None else None
+
+
+def _request_params(ctx: MessageContext) -> Any:
+    """The params of the whole message that carried the request (a batch has none)."""
+    request = ctx.request
+    if request is None:
+        return None
+    memo = ctx._requests
+    if memo is not None:
+        found = memo.get(request.seq)
+        if found is not None and found[0] is request.record:  # its bytes are not forgotten
+            return found[1]
+    return request.message(ctx._decoder).params_value()
+
+
+def _batch(ctx: MessageContext) -> bool:
+    return is_batch(ctx.entry.record)
+
+
+def is_batch(record: Msg) -> bool:
+    """Whether a message's bytes are a JSON array (cheap: looks at the first character)."""
+    raw = record.raw
+    if raw is not None:
+        head = raw[:1]
+        if head == "[":
+            return True
+        if head not in (" ", "\t", "\r", "\n"):
+            return False
+        return raw.lstrip(" \t\r\n")[:1] == "["
+    return wire_bytes(record).lstrip(b" \t\r\n")[:1] == b"["
+
+
+_LAZY: dict[str, Callable[[MessageContext], Any]] = {
+    "wire": _wire,
+    "message": _message,
+    "obj": _obj,
+    "params": _params,
+    "result": _result,
+    "error": _error,
+    "meta": _meta,
+    "attempt": _attempt,
+    "request": _request,
+    "request_params": _request_params,
+    "batch": _batch,
+}
+
+
+class RequestMemo:
+    """The params of the last requests, decoded once for their responses' rules.
+
+    Keyed by seq, with the record they came from: a request whose bytes the
+    Analyzer has forgotten (a late answer) is read from what is left, as before.
+    """
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._params: dict[int, tuple[Msg, Any]] = {}
+
+    def get(self, seq: int) -> tuple[Msg, Any] | None:
+        return self._params.get(seq)
+
+    def note(self, ctx: MessageContext) -> None:
+        """After a request's rules ran: keep its params if a rule decoded them."""
+        params = ctx.__dict__.get("params", _MISSING)
+        if params is _MISSING or ctx.batch:
+            return
+        memo = self._params
+        memo[ctx.seq] = (ctx.entry.record, params)
+        if len(memo) > self.LIMIT:
+            del memo[next(iter(memo))]
+
+
+_MISSING = object()

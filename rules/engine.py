@@ -2,7 +2,8 @@
 
 :class:`RuleEngine` is an :class:`~inspector.analysis.AnalysisListener`. It
 instantiates each rule once, calls the hooks a rule overrides (and, for
-``on_message``, only on the kinds and methods it asked for), gates era rules
+``on_message``, only on the kinds, methods and directions it asked for, from
+tables built once per combination), gates era rules
 on the conversation's era (or the one ``--spec`` forces), and hands every
 violation to ``report``. A rule that raises becomes an
 ``inspector.rule-crashed`` violation on that message; the other rules and
@@ -18,9 +19,9 @@ import msgspec
 
 from inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from inspector.jsonrpc import MessageDecoder
-from inspector.records import Record
+from inspector.records import Msg, Record
 from rules.base import Finding, Rule, catalog
-from rules.context import MessageContext
+from rules.context import MessageContext, RequestMemo
 
 RULE_CRASHED = "inspector.rule-crashed"
 CRASH_SPEC = ""  # an internal finding: no spec section to point at
@@ -69,45 +70,60 @@ class RuleEngine(AnalysisListener):
         self._flow_rules = [r for r in self.rules if _overrides(r, "on_flow_end")]
         self._record_rules = [r for r in self.rules if _overrides(r, "on_record")]
         self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
-        self._dispatch: dict[tuple[str, str | None, str | None, str], list[Rule]] = {}
+        # Dispatch tables, filled on first use: the rules that want a message of that
+        # (kind, method, era, transport, direction), a flow's or conversation's end in
+        # that era, a record of that type (and channel).
+        self._dispatch: dict[tuple[str, str | None, str | None, str, str], list[Rule]] = {}
+        self._flow_dispatch: dict[str | None, list[Rule]] = {}
+        self._end_dispatch: dict[str | None, list[Rule]] = {}
+        self._record_dispatch: dict[tuple[type, bool], list[Rule]] = {}
         self._current_flow: Flow | None = None  # the flow of the hook being run
-        self._record_dispatch: dict[type, list[Rule]] = {}
+        self._requests = RequestMemo()
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         method = entry.method if entry.method is not None else flow.method
-        transport = conversation.transport
-        key = (entry.kind, method, era, transport)
+        key = (entry.kind, method, era, conversation.transport, entry.dir)
         rules = self._dispatch.get(key)
         if rules is None:
-            rules = self._dispatch[key] = [
-                r
-                for r in self._message_rules
-                if _applies(r, era)
-                and (r.transport is None or r.transport == transport)
-                and (r.kinds is None or entry.kind in r.kinds)
-                and (r.methods is None or method in r.methods)
-            ]
+            rules = self._dispatch[key] = self._message_rules_for(*key)
         if not rules:
             return
         self._current_flow = flow
         version = self.spec or conversation.protocol_version
-        ctx = MessageContext(entry, flow, conversation, self._decoder, era, version)
-        entries = [entry]
+        ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
         # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule in rules:
             try:
                 findings = rule.on_message(ctx)
-                if findings is not None:
+                if findings:
+                    entries = [entry]
                     for finding in findings:
                         self._emit(rule, finding, conversation, entries)
             except Exception as exc:  # a rule bug must not stop the others, nor the traffic
                 self._crashed(rule, exc, conversation, entry.seq)
+        if entry.kind == "request":
+            self._requests.note(ctx)
+
+    def _message_rules_for(
+        self, kind: str, method: str | None, era: str | None, transport: str, direction: str
+    ) -> list[Rule]:
+        return [
+            r
+            for r in self._message_rules
+            if _applies(r, era)
+            and (r.transport is None or r.transport == transport)
+            and (r.kinds is None or kind in r.kinds)
+            and (r.methods is None or method in r.methods)
+            and r.directions.get(kind, direction) == direction
+        ]
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
-        rules = [rule for rule in self._flow_rules if _applies(rule, era)]
+        rules = self._flow_dispatch.get(era)
+        if rules is None:
+            rules = self._flow_dispatch[era] = [r for r in self._flow_rules if _applies(r, era)]
         if not rules:
             return
         self._current_flow = flow
@@ -120,10 +136,15 @@ class RuleEngine(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
-        wanting = self._record_dispatch.get(kind)
+        # A message on stdio means nothing to the rules of HTTP exchanges.
+        on_stdio = isinstance(record, Msg) and record.ch == "stdio"
+        wanting = self._record_dispatch.get((kind, on_stdio))
         if wanting is None:
-            wanting = self._record_dispatch[kind] = [
-                r for r in self._record_rules if r.record_types is None or kind in r.record_types
+            wanting = self._record_dispatch[(kind, on_stdio)] = [
+                r
+                for r in self._record_rules
+                if (r.record_types is None or kind in r.record_types)
+                and not (on_stdio and r.transport == "http")
             ]
         if not wanting:
             return
@@ -139,11 +160,11 @@ class RuleEngine(AnalysisListener):
 
     def on_conversation_end(self, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
-        for rule in self._end_rules:
-            if _applies(rule, era):
-                self._run(
-                    rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0
-                )
+        rules = self._end_dispatch.get(era)
+        if rules is None:
+            rules = self._end_dispatch[era] = [r for r in self._end_rules if _applies(r, era)]
+        for rule in rules:
+            self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
 
     # -- running one hook -------------------------------------------------------------
     def _run(

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from inspector.analysis import Conversation
-from inspector.jsonrpc import MessageDecoder
 from rules._bounded import MAX_KEYS, PerConversation
 from rules._messages import as_list, id_text, request_params, shown
 from rules.base import MODERN_SPEC, Findings, Rule
@@ -90,7 +89,6 @@ class ResourcesEmptyNotFound(Rule):
 
     def __init__(self) -> None:
         self._known: PerConversation[_Known] = PerConversation(_Known)
-        self._decoder = MessageDecoder()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
@@ -128,7 +126,7 @@ class ResourcesEmptyNotFound(Rule):
 
     def _read(self, ctx: MessageContext, known: _Known, result: dict[str, Any]) -> Findings:
         contents = result.get("contents")
-        uri = request_params(ctx.request, self._decoder).get("uri")
+        uri = request_params(ctx).get("uri")
         if contents != [] or not isinstance(uri, str):
             for item in contents if isinstance(contents, list) else ():
                 if isinstance(item, dict):

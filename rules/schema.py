@@ -152,7 +152,15 @@ class SchemaResult(Rule):
                 return True
             return params is not None and params.task is not UNSET
 
-        found = spec.check_result(ctx.method, raw, strict=strict, task_augmented=task_augmented)
+        attempt = ctx.attempt
+        peeked = (
+            attempt is not None
+            and attempt.response is ctx.entry
+            and attempt.result_type == "input_required"
+        )
+        found = spec.check_result(
+            ctx.method, raw, strict=strict, task_augmented=task_augmented, input_required=peeked
+        )
         return report(ctx, found, spec)
 
 

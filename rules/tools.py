@@ -19,7 +19,6 @@ from typing import Any
 import msgspec
 
 from inspector.analysis import Conversation
-from inspector.jsonrpc import MessageDecoder
 from rules._bounded import MAX_CONVERSATIONS, MAX_KEYS, Lru, PerConversation
 from rules._messages import (
     id_text,
@@ -294,7 +293,6 @@ class ToolsOrderUnstable(Rule):
         self._listings: PerConversation[Lru[str | None, _Listing]] = PerConversation(
             lambda: Lru(64)
         )
-        self._decoder = MessageDecoder()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         tools = listed_tools(ctx)
@@ -303,7 +301,7 @@ class ToolsOrderUnstable(Rule):
         names = tuple(
             t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
         )
-        cursor = request_params(ctx.request, self._decoder).get("cursor")
+        cursor = request_params(ctx).get("cursor")
         page = cursor if isinstance(cursor, str) else None
         listing = _Listing(hash(tuple(sorted(names))), hash(names), ctx.seq, len(names))
         listings = self._listings(ctx.conversation)

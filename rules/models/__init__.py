@@ -111,16 +111,23 @@ class Spec:
         *,
         strict: bool = True,
         task_augmented: Callable[[], bool] | None = None,
+        input_required: bool = False,
     ) -> Problem | None:
         """The result of a request, by the request's method.
 
         In 2026-07-28 ``resultType`` says how to read it; in 2025-11-25 a result
         with a ``task`` to a task-augmented request (``task_augmented()``; by
-        default any) is a ``CreateTaskResult``.
+        default any) is a ``CreateTaskResult``. ``input_required``: the caller
+        already knows the result says ``resultType: "input_required"`` (correlation
+        peeked it), which spares decoding it as the method's result first.
         """
         entry = self.method(method)
         if entry is None or entry.result is None:
             return None
+        other = self.version.input_required
+        if input_required and other is not None and (entry.retryable or not strict):
+            assert other.result is not None
+            return _run("result", other.result, other.check_result, raw, strict)
         obj: Any = None
         failure: msgspec.ValidationError | None = None
         try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from inspector.testing.records import RecordBuilder
 from rules.base import Finding, Findings, Rule
 from rules.context import MessageContext
@@ -27,3 +30,28 @@ def test_a_crashing_rule_is_reported_and_the_others_still_run() -> None:
     assert [v.msgs for v in crashed] == [[1], [2]]
     assert "raised ValueError: boom" in crashed[0].message
     assert [v.message for v in found if v.message == "seen"] == ["seen", "seen"]
+
+
+def test_dispatch_by_kind_and_direction_and_shared_lazy_decodes() -> None:
+    seen: list[tuple[str, str, object]] = []
+
+    class ServerResults(Rule):
+        kinds = frozenset({"request", "result"})
+        directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}  # requests: both sides
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            seen.append((ctx.kind, ctx.entry.dir, ctx.request_params))
+            assert ctx.params is ctx.params  # decoded once, shared
+            return None
+
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.result(1, {"content": []})
+    b.request("roots/list", id=2, dir="s2c")
+    b.result(2, {"roots": []}, dir="c2s")
+    lint_records(b.records, rules=[ServerResults])
+    assert seen == [
+        ("request", "c2s", None),
+        ("result", "s2c", {"name": "a"}),
+        ("request", "s2c", None),
+    ]
