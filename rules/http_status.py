@@ -13,9 +13,8 @@ How the rules follow the exchanges is in :mod:`rules._http_exchanges`.
 
 from __future__ import annotations
 
-from inspector.jsonrpc import MessageDecoder
 from inspector.records import Http, Msg
-from rules._bounded import MAX_CONVERSATIONS, Lru
+from rules._bounded import HeldFindings
 from rules._http_exchanges import JSON, MCP, SSE, STREAMABLE, Exchange, HttpRule, described, what
 from rules._messages import request_params, shown
 from rules.base import Finding, Findings
@@ -96,9 +95,9 @@ class HttpErrorStatus(HttpRule):
 
     def __init__(self) -> None:
         super().__init__()
-        self._decoder = MessageDecoder()
-        self._modern: Lru[str, None] = Lru(MAX_CONVERSATIONS)  # servers that proved modern
-        self._pending: Lru[str, list[Finding]] = Lru(MAX_CONVERSATIONS)
+        # Findings held until the server proves modern (a legacy server rejecting a
+        # dual-era client's probe looks the same), at most 16 per conversation.
+        self._held = HeldFindings(16)
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.entry.dir != "s2c" or not ctx.is_response:
@@ -109,7 +108,7 @@ class HttpErrorStatus(HttpRule):
             if (attempt is not None and attempt.result_type is not None) or (
                 ctx.method == "server/discover"
             ):
-                return self._proven(key)
+                return self._held.prove(key)
             return None
         error = ctx.error if isinstance(ctx.error, dict) else {}
         code = error.get("code")
@@ -128,14 +127,10 @@ class HttpErrorStatus(HttpRule):
             f"{shown(ctx.entry.id, 40)}) sent with HTTP {exchange.status}; it MUST be {expected}",
         )
         if code in STATUS_400:
-            return [*(self._proven(key) or []), finding]
-        if key in self._modern:
+            return [*self._held.prove(key), finding]
+        if self._held.proven(key):
             return [finding]
-        # A legacy server rejecting a dual-era client's probe looks the same: wait for proof.
-        pending = self._pending.get(key) or []
-        if len(pending) < 16:
-            pending.append(finding)
-        self._pending.put(key, pending)
+        self._held.hold(key, finding)
         return None
 
     def _expected(self, ctx: MessageContext, code: int) -> tuple[int, str] | None:
@@ -148,14 +143,10 @@ class HttpErrorStatus(HttpRule):
             return 400, "error -32602 for a request missing required _meta"
         return None
 
-    def _proven(self, key: str) -> list[Finding] | None:
-        self._modern.put(key, None)
-        return self._pending.pop(key, None)
-
     def _meta_missing(self, ctx: MessageContext) -> bool:
         if ctx.request is None:
             return False
-        meta = request_params(ctx.request, self._decoder).get("_meta")
+        meta = request_params(ctx).get("_meta")
         if not isinstance(meta, dict):
             return True
         return MCP + "protocolVersion" not in meta or MCP + "clientCapabilities" not in meta
