@@ -1,0 +1,144 @@
+"""What the plugin checks after a test: the spec rules over its MCP traffic, and misses.
+
+The rules are the ones ``mcpeek lint`` runs (the same :class:`~rules.engine.RuleEngine`
+over the same records), so a capture the plugin passes is one ``mcpeek lint``
+passes. ``client_side`` keeps what the client under test got wrong, as
+``mcpeek serve --strict`` does. The plugin is a composition root like the CLI:
+it may import :mod:`rules`, lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inspector.replay.mock import MockServer
+    from rules.engine import Reported
+
+LEVELS = ("error", "warning", "info")
+ORDER = {"info": 0, "warning": 1, "error": 2}
+
+
+def check_rule_ids(ids: Iterable[str]) -> list[str]:
+    """``ids`` as a list; raises ``ValueError`` naming the ones the catalog lacks."""
+    wanted = list(ids)
+    if not wanted:
+        return wanted
+    import rules
+
+    unknown = [r for r in wanted if r not in rules.catalog()]
+    if unknown:
+        raise ValueError(f"no such rule {', '.join(unknown)} (see: mcpeek rules)")
+    return wanted
+
+
+def lint_capture(
+    path: Path, *, ignore_rules: Iterable[str] = ()
+) -> tuple[list[Reported], dict[int, str]]:
+    """Every violation in ``path`` (recomputed, like ``mcpeek lint``) and who sent each
+    numbered message or HTTP record (``c2s``/``s2c``)."""
+    from inspector.analysis import Analyzer
+    from inspector.capture.reader import CaptureReader
+    from inspector.records import Http, Msg
+    from rules.engine import RuleEngine
+
+    found: list[Reported] = []
+    analyzer = Analyzer([RuleEngine(found.append, ignore=ignore_rules)])
+    reader = CaptureReader(path)
+    directions: dict[int, str] = {}
+    for record in reader.records():
+        if analyzer.header is None and reader.header is not None:
+            analyzer.feed(reader.header)
+        if isinstance(record, Msg):
+            directions[record.seq] = record.dir
+        elif isinstance(record, Http):
+            directions[record.seq] = "c2s" if record.phase == "request" else "s2c"
+        analyzer.feed(record)
+    if analyzer.header is None and reader.header is not None:
+        analyzer.feed(reader.header)
+    analyzer.finish()
+    return found, directions
+
+
+def client_side(
+    found: Iterable[Reported], direction: Callable[[int], str | None]
+) -> list[Reported]:
+    """The violations whose offending message the client sent."""
+    from inspector.cli.commands.serve import NOT_THE_CLIENTS
+
+    return [
+        v
+        for v in found
+        if v.rule not in NOT_THE_CLIENTS and v.msgs and direction(v.msgs[-1]) == "c2s"
+    ]
+
+
+def at_least(found: Iterable[Reported], level: str | None) -> list[Reported]:
+    """The violations at or above ``level`` (``None``: none)."""
+    if level is None:
+        return []
+    floor = ORDER[level]
+    return [v for v in found if ORDER.get(v.severity, 2) >= floor]
+
+
+def stdio_misses(server: MockServer, session_capture: Path) -> list[str]:
+    """What a stdio mock session could not answer, found again from its capture.
+
+    The mock's matching is sans-IO and deterministic: feeding a fresh session the
+    client's messages of the capture, in order, gives the misses the mock process had.
+    """
+    from inspector.capture.reader import CaptureReader
+    from inspector.records import Msg, wire_bytes
+
+    session = server.session()
+    for record in CaptureReader(session_capture).records():
+        if isinstance(record, Msg) and record.dir == "c2s":
+            session.receive(wire_bytes(record))
+    return list(session.misses)
+
+
+def describe(violations: Sequence[Reported]) -> str:
+    """A readable list: one block per violation, grouped by rule, errors first."""
+    ordered = sorted(
+        enumerate(violations), key=lambda p: (-ORDER.get(p[1].severity, 2), p[1].rule, p[0])
+    )
+    blocks = []
+    for _, v in ordered:
+        where = [v.method] if v.method else []
+        if v.msg_id is not None:
+            where.append(f"id {_json(v.msg_id)}")
+        if v.msgs:
+            where.append(f"seq {', '.join(map(str, v.msgs))}")
+        lines = [f"  {v.severity.upper():<7} {v.rule}  ({', '.join(where) or 'capture'})"]
+        lines.append(f"          {v.message}")
+        if v.excerpt:
+            lines.append(f"          message: {v.excerpt}")
+        if v.spec:
+            lines.append(f"          spec: {v.spec}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def summary(violations: Sequence[Reported]) -> str:
+    """``3 errors, 1 warning: rule.a, rule.b``"""
+    counts = {level: 0 for level in LEVELS}
+    for v in violations:
+        counts[v.severity if v.severity in counts else "error"] += 1
+    text = ", ".join(f"{n} {level}{'s' if n != 1 else ''}" for level, n in counts.items() if n)
+    rule_ids = sorted({v.rule for v in violations})
+    return f"{text}: {', '.join(rule_ids)}" if rule_ids else "no violations"
+
+
+def describe_misses(misses: Sequence[str]) -> str:
+    return "\n".join(f"  - {miss}" for miss in misses)
+
+
+def _json(value: object) -> str:
+    import json
+
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)

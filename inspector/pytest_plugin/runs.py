@@ -1,0 +1,291 @@
+"""The things a test's MCP traffic goes through: mock servers and recording proxies.
+
+- :class:`StdioMock` — ``mcpeek serve CAPTURE -w SESSION`` as a command line the
+  client under test spawns (so the plugin does not own the process: it knows the
+  session ended when the session capture holds its ``client-eof`` event);
+- :class:`HttpMock` — the mock on a free loopback port, in a thread of this process;
+- :class:`StdioRecording` — ``mcpeek stdio -w FILE -- CMD``, spawned by the client;
+  done when the capture holds the ``exit`` event and stopped growing;
+- :class:`HttpRecording` — ``mcpeek http --no-tui`` on a free loopback port, a
+  subprocess of the plugin, stopped with SIGTERM.
+
+Each has ``settle(timeout) -> bool`` (is its traffic over, waiting at most
+``timeout`` seconds; HTTP ones are stopped) and ``close()`` (stop whatever still runs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from inspector.replay.mock import MockServer
+    from inspector.replay.serving import RunningHttp
+    from rules.engine import Reported
+
+Timing = Literal["recorded", "fast"]
+POLL = 0.05
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+TAIL = 1 << 16
+
+
+class PluginError(Exception):
+    """A problem the test's author must fix (bad path, bad capture, proxy that would not
+    start); ``str()`` says what and how."""
+
+
+def mcpeek_command(*args: str) -> list[str]:
+    """mcpeek's own command line, run by this interpreter (as ``stdio_command`` does)."""
+    return [sys.executable, "-m", "inspector", *args]
+
+
+def load_mock(capture: Path, ignore: Sequence[str], timing: Timing) -> MockServer:
+    from inspector.capture.reader import CaptureError
+    from inspector.replay.canonical import PointerError
+    from inspector.replay.mock import MockServer, ServeError
+
+    try:
+        return MockServer.from_capture(capture, ignore=ignore, timing=timing)
+    except PointerError as exc:
+        raise PluginError(f"ignore: {exc}") from None
+    except (CaptureError, ServeError, OSError) as exc:
+        raise PluginError(f"cannot serve {capture}: {exc}") from None
+
+
+def has_event(path: Path, name: str) -> bool:
+    """Whether the last complete lines of a capture hold the event ``name``."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - TAIL))
+            tail = f.read()
+    except FileNotFoundError:
+        return False
+    needle = f'"event":"{name}"'.encode()
+    for line in reversed(tail.split(b"\n")[:-1]):  # complete lines only
+        if b'"k":"event"' in line and needle in line:
+            try:
+                if json.loads(line).get("event") == name:
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _wait(done: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        if done():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL)
+
+
+class StdioMock:
+    transport = "stdio"
+
+    def __init__(
+        self, capture: Path, session_capture: Path, *, ignore: Sequence[str], timing: Timing
+    ) -> None:
+        from inspector.replay.serving import stdio_command
+
+        self.capture = capture
+        self.session_capture = session_capture
+        self.server = load_mock(capture, ignore, timing)
+        options = ["--timing", timing, "-w", str(session_capture)]
+        for pointer in ignore:
+            options += ["--ignore", pointer]
+        self.command = stdio_command(str(capture), *options)
+        session_capture.unlink(missing_ok=True)
+        self._results: tuple[list[Reported], dict[int, str], list[str]] | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.session_capture.exists()
+
+    def ended(self) -> bool:
+        return not self.started or has_event(self.session_capture, "client-eof")
+
+    def settle(self, timeout: float) -> bool:
+        return _wait(self.ended, timeout)
+
+    def results(self) -> tuple[list[Reported], dict[int, str], list[str]]:
+        """(every violation, directions by seq, misses) of the ended session."""
+        if self._results is None:
+            from inspector.pytest_plugin.checks import lint_capture, stdio_misses
+
+            if not self.started:
+                return [], {}, []
+            found, directions = lint_capture(self.session_capture)
+            self._results = (found, directions, stdio_misses(self.server, self.session_capture))
+        return self._results
+
+    def close(self) -> None:
+        """The process is the client's: nothing to stop."""
+
+
+class HttpMock:
+    transport = "http"
+
+    def __init__(
+        self,
+        capture: Path,
+        session_capture: Path,
+        *,
+        ignore: Sequence[str],
+        timing: Timing,
+        path: str = "/mcp",
+    ) -> None:
+        from inspector.capture.writer import CaptureWriter
+        from inspector.replay.serving import start_http
+        from inspector.replay.tape import Tape
+        from rules.engine import RuleEngine
+
+        self.capture = capture
+        self.session_capture = session_capture
+        self.found: list[Reported] = []
+        server = load_mock(capture, ignore, timing)
+        writer = CaptureWriter(session_capture, transport="http", target=str(capture))
+        self.tape = Tape(transport="http", writer=writer, listeners=[RuleEngine(self.found.append)])
+        try:
+            self.running: RunningHttp = start_http(server, tape=self.tape)
+        except BaseException:
+            self.tape.close()
+            raise
+        self.url = self.running.url.removesuffix("/mcp") + path  # the mock answers any path
+        self.stopped = False
+
+    started = True
+
+    def settle(self, timeout: float) -> bool:
+        self.stop()
+        return True
+
+    def stop(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            self.running.stop()
+
+    def results(self) -> tuple[list[Reported], dict[int, str], list[str]]:
+        directions = {
+            v.msgs[-1]: d
+            for v in self.found
+            if v.msgs and (d := self.tape.direction(v.msgs[-1])) is not None
+        }
+        return list(self.found), directions, self.running.session_misses
+
+    def close(self) -> None:
+        self.stop()
+
+
+class StdioRecording:
+    transport = "stdio"
+
+    def __init__(self, command: Sequence[str], recording: Path) -> None:
+        if isinstance(command, str) or not command:
+            raise PluginError(
+                "mcp_record.stdio() takes the server's command line as a list, "
+                'e.g. ["python", "server.py"]'
+            )
+        self.recording = recording
+        recording.unlink(missing_ok=True)
+        self.command = mcpeek_command("stdio", "-w", str(recording), "--", *map(str, command))
+        self._size = -1
+        self._ended = False
+
+    @property
+    def started(self) -> bool:
+        return self.recording.exists()
+
+    def ended(self) -> bool:
+        """The ``exit`` event is written; then the live checks append their violation
+        records and mcpeek closes the file: wait until it stops growing."""
+        if not self.started or self._ended:
+            return True
+        if not has_event(self.recording, "exit"):
+            return False
+        size = self.recording.stat().st_size
+        self._ended, self._size = size == self._size, size
+        return self._ended
+
+    def settle(self, timeout: float) -> bool:
+        def ended() -> bool:
+            if self.ended():
+                return True
+            time.sleep(0.1)  # two looks at the size, apart
+            return False
+
+        return _wait(ended, timeout)
+
+    def close(self) -> None:
+        """The process is the client's: nothing to stop."""
+
+
+class HttpRecording:
+    transport = "http"
+
+    def __init__(self, upstream: str, recording: Path, log: Path) -> None:
+        parts = urlsplit(upstream)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise PluginError(f"mcp_record.http({upstream!r}): expected an http:// or https:// URL")
+        self.recording = recording
+        self.log = log
+        recording.unlink(missing_ok=True)
+        argv = mcpeek_command(
+            "http", "--upstream", upstream, "--listen", "127.0.0.1:0", "-w", str(recording)
+        )
+        argv.append("--no-tui")
+        with log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+            )
+        self.url = self._wait_for_url(parts.query)
+        self.exit_code: int | None = None
+
+    def _wait_for_url(self, query: str) -> str:
+        marker = "mcpeek: proxying "
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            text = self.log.read_text("utf-8", "replace")
+            for line in text.splitlines():
+                if line.startswith(marker) and " -> " in line:
+                    url = line[len(marker) :].split(" -> ", 1)[0]
+                    return f"{url}?{query}" if query else url
+            if self.proc.poll() is not None:
+                break
+            time.sleep(POLL)
+        self.close()
+        raise PluginError(f"mcpeek http did not start:\n{self.stderr_tail()}")
+
+    started = True
+
+    def settle(self, timeout: float) -> bool:
+        self.close()
+        return True
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.exit_code = self.proc.returncode
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        try:
+            text = self.log.read_text("utf-8", "replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
