@@ -33,7 +33,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("v", "violations", "Violations", "all violations grouped by rule"),
     ActionSpec("s", "summary", "Summary", "the session: era, versions, peers, capabilities"),
     ActionSpec(
-        "right_square_bracket", "next_session", "Next session", "switch to the next capture"
+        "right_square_bracket", "next_session", "Next session", "switch to the next capture", False
     ),
     ActionSpec(
         "left_square_bracket",
@@ -45,7 +45,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("F", "toggle_follow", "Follow", "stick to the newest flow (toggle)"),
     ActionSpec("m", "mark", "Mark", "mark or unmark the selected flow"),
     ActionSpec("semicolon", "comment", "Comment", "comment the selected flow", False),
-    ActionSpec("c", "copy", "Copy", "copy the selected flow's messages as JSON (OSC 52)"),
+    ActionSpec("c", "copy", "Copy", "copy the selected flow's messages as JSON (OSC 52)", False),
     ActionSpec("w", "save", "Save", "save the shown (filtered) flows to a new capture"),
     ActionSpec("a", "show_all", "Show all", "show large bodies in full in the detail", False),
     ActionSpec("q", "quit", "Quit", "leave mcpeek view"),

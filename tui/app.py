@@ -322,6 +322,8 @@ class McpeekApp(SessionActions):
             return
         model = view.model
         parts = [model.name, f"{len(model.items)} flows"]
+        if model.proxy_url is not None and not view.done:
+            parts.insert(0, f"clients → {model.proxy_url}")
         if view.filter is not None:
             parts.append(f"{len(view.matches)} shown by {view.filter.text!r}")
         parts.append(

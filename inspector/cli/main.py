@@ -7,6 +7,8 @@ Exit codes (DESIGN.md): 0 ok, 1 findings or the wrapped server's own failure,
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -29,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub_parser = sub.add_parser(
             name,
             help=cls.help,
-            description=cls.description or cls.help,
+            description=plain(cls.description or cls.help),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.configure(sub_parser)
@@ -55,6 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `mcpeek rules | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def plain(docstring: str) -> str:
+    """A module docstring as --help text: reST markup (``x``, :class:`y`) as plain words."""
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", docstring)
+    return text.replace("``", "")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,14 @@ from inspector.replay.tape import Tape
 MODERN = "2026-07-28"
 LEGACY_EXCHANGE = "http:legacy"
 
+# What a streaming MCP server sends with an SSE response (the SDK does too):
+# X-Accel-Buffering keeps a reverse proxy such as nginx from holding events back.
+SSE_HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",
+}
+
 
 class _Conversation:
     def __init__(self, session: MockSession, session_id: str | None) -> None:
@@ -180,7 +188,7 @@ class HttpMock:
     async def _sse(
         self, request: web.Request, x: str, headers: dict[str, str], queue: asyncio.Queue[Outgoing]
     ) -> web.StreamResponse:
-        headers = {**headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        headers = {**headers, **SSE_HEADERS}
         response = web.StreamResponse(headers=headers)
         await response.prepare(request)
         self.tape.http(x, "response", status=200, headers=list(headers.items()))
@@ -198,7 +206,7 @@ class HttpMock:
     async def _get_stream(
         self, request: web.Request, x: str, conversation: _Conversation
     ) -> web.StreamResponse:
-        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        headers = dict(SSE_HEADERS)
         if conversation.session_id:
             headers["Mcp-Session-Id"] = conversation.session_id
         response = web.StreamResponse(headers=headers)

@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from inspector.analysis.analyzer import DEFAULT_TIMEOUT
@@ -96,6 +97,7 @@ class SessionModel(AnalysisListener):
         self._orphan_findings: list[Violation] = []  # seen before their message
         self.exchanges: dict[str, list[Http]] = {}  # HTTP records by exchange id
         self.stderr: list[Stderr] = []
+        self.listening: str | None = None  # an HTTP proxy's own address (its listen event)
 
     # -- feeding (loader thread) -------------------------------------------------
     def feed(self, records: Iterable[AnyRecord]) -> None:
@@ -124,6 +126,8 @@ class SessionModel(AnalysisListener):
             self.exchanges.setdefault(record.x, []).append(record)
         elif isinstance(record, Stderr):
             self.stderr.append(record)
+        elif isinstance(record, Event) and record.event == "listen" and record.addr:
+            self.listening = record.addr
 
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         self.messages += 1
@@ -202,6 +206,15 @@ class SessionModel(AnalysisListener):
             changes.findings = self._findings_changed
             self._findings_changed = False
         return changes
+
+    @property
+    def proxy_url(self) -> str | None:
+        """Where clients reach an HTTP proxy: its address and the upstream's path."""
+        if self.listening is None:
+            return None
+        target = self.header.target if self.header is not None else ""
+        path = urlsplit(target).path if isinstance(target, str) else ""
+        return f"http://{self.listening}{path or '/'}"
 
     @property
     def name(self) -> str:

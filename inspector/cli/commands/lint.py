@@ -31,7 +31,13 @@ class LintCommand(Command):
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
-        parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text")
+        parser.add_argument(
+            "--format",
+            choices=("text", "json", "sarif", "junit"),
+            default="text",
+            help="text (default, grouped by rule), json (one violation per line), "
+            "sarif (2.1.0, for code scanning) or junit (one test case per rule)",
+        )
         parser.add_argument(
             "--spec",
             metavar="VERSION",

@@ -48,7 +48,10 @@ class ReplayCommand(Command):
         _add_options(self._options)
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("file", type=Path, metavar="FILE", help="the capture to replay")
+        # Optional to argparse, checked in run() (see serve.py).
+        parser.add_argument(
+            "file", type=Path, nargs="?", metavar="FILE", help="the capture to replay"
+        )
         _add_options(parser)
         parser.add_argument(
             "server_command",
@@ -58,6 +61,8 @@ class ReplayCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
+        if args.file is None:
+            raise UsageError("replay needs a capture FILE (replay FILE -- CMD... | --url URL)")
         import inspector
         from inspector.capture.reader import CaptureError
         from inspector.replay.canonical import PointerError, parse_pointers
@@ -107,7 +112,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-w", "--write", type=Path, metavar="FILE", help="write a capture of the replay"
     )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default: a diff per flow) or json (one object per flow)",
+    )
     parser.add_argument(
         "--timeout",
         type=float,

@@ -14,7 +14,12 @@ class RulesCommand(Command):
     description = __doc__ or ""
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="text (default: one rule per line) or json",
+        )
 
     def run(self, args: argparse.Namespace) -> int:
         import rules

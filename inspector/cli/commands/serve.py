@@ -40,7 +40,11 @@ class ServeCommand(Command):
     description = __doc__ or ""
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("file", type=Path, help="capture file (.jsonl or .jsonl.gz)")
+        # Optional to argparse, checked in run(): with a REMAINDER after it, argparse
+        # would otherwise call the command line "required" too when FILE is missing.
+        parser.add_argument(
+            "file", type=Path, nargs="?", metavar="FILE", help="capture file (.jsonl or .jsonl.gz)"
+        )
         self._options(parser)
         parser.add_argument(
             "command",
@@ -91,6 +95,8 @@ class ServeCommand(Command):
         return rest[cut + 1 :]
 
     def run(self, args: argparse.Namespace) -> int:
+        if args.file is None:
+            raise UsageError("serve needs a capture FILE (mcpeek serve FILE [--listen HOST:PORT])")
         from inspector.capture.reader import CaptureError
         from inspector.capture.writer import CaptureWriter
         from inspector.proxy.guard import is_loopback_host, parse_listen

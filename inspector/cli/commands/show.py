@@ -32,8 +32,15 @@ class ShowCommand(Command):
     description = __doc__ or ""
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("file", type=Path, help="capture file (.jsonl or .jsonl.gz)")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument(
+            "file", type=Path, metavar="FILE", help="capture file (.jsonl or .jsonl.gz)"
+        )
+        parser.add_argument(
+            "--format",
+            choices=("text", "json"),
+            default="text",
+            help="text (default: one line per flow) or json (one object per flow)",
+        )
         parser.add_argument(
             "-f",
             "--follow",

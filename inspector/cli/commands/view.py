@@ -54,7 +54,7 @@ class ViewCommand(Command):
                     "(mcpeek stdio -- CMD) or give capture files"
                 )
         if not sys.stdout.isatty() or not sys.stdin.isatty():
-            raise UsageError("mcpeek view needs a terminal (for a headless look: mcpeek show FILE)")
+            raise UsageError("view needs a terminal (for a headless look: mcpeek show FILE)")
         from tui.app import McpeekApp
 
         app = McpeekApp(

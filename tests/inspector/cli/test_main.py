@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,19 @@ def test_capture_dir_defaults(tmp_path: Path) -> None:
     if sys.platform.startswith("linux"):
         assert capture_dir({"XDG_STATE_HOME": "/x/state"}) == Path("/x/state/mcpeek/captures")
         assert capture_dir({}) == Path.home() / ".local/state/mcpeek/captures"
+
+
+def test_a_reader_that_stops_early_is_no_error() -> None:
+    """`mcpeek rules | head -1`: a closed pipe ends the command quietly."""
+    proc = subprocess.run(
+        f"{shlex.join(mcpeek_argv('rules'))} | head -1", shell=True, capture_output=True, text=True
+    )
+    assert proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_help_texts_show_no_markup() -> None:
+    for command in ("show", "view", "serve", "replay", "stdio", "lint"):
+        out = subprocess.run(mcpeek_argv(command, "--help"), capture_output=True, text=True)
+        assert out.returncode == 0
+        assert "``" not in out.stdout and ":class:" not in out.stdout, command

@@ -65,3 +65,13 @@ def test_summary_names_era_peers_and_tools() -> None:
     (conversation,) = summary["conversations"]
     assert conversation["era"] == "modern" and conversation["tools"] == ["add"]
     assert conversation["client_info"] == {"name": "test-client", "version": "1.0"}
+
+
+def test_an_http_proxy_says_where_clients_reach_it() -> None:
+    b = RecordBuilder("http")
+    b.header.target = "https://mcp.example.com/v1/mcp"
+    b.event("listen", addr="127.0.0.1:6280")
+    model = SessionModel("x.jsonl")
+    assert model.proxy_url is None
+    model.feed(b.records)
+    assert model.proxy_url == "http://127.0.0.1:6280/v1/mcp"
