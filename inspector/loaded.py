@@ -19,6 +19,7 @@ from pathlib import Path
 from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from inspector.capture.reader import CaptureReader
+from inspector.gctune import fewer_collections
 from inspector.records import AnyRecord, Header
 
 
@@ -64,15 +65,16 @@ def load(path: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT) -> C
     collector = _Collector()
     analyzer = Analyzer([collector], timeout=timeout, keep_flows=True)
     records: list[AnyRecord] = []
-    for record in reader.records():
-        if analyzer.header is None and reader.header is not None:
+    with fewer_collections():
+        for record in reader.records():
+            if analyzer.header is None and reader.header is not None:
+                analyzer.feed(reader.header)
+            records.append(record)
+            analyzer.feed(record)
+        assert reader.header is not None
+        if analyzer.header is None:
             analyzer.feed(reader.header)
-        records.append(record)
-        analyzer.feed(record)
-    assert reader.header is not None
-    if analyzer.header is None:
-        analyzer.feed(reader.header)
-    analyzer.finish()
+        analyzer.finish()
     return Capture(
         Path(path), reader.header, records, analyzer, collector.messages, reader.problems
     )

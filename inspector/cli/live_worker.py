@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 import msgspec
 
+from inspector import gctune
 from inspector.analysis import AnalysisListener, Analyzer
 from inspector.capture.reader import CaptureError, CaptureReader
 from inspector.records import Violation
@@ -33,6 +34,7 @@ from inspector.views.flowline import FlowPrinter
 
 
 def main(argv: list[str] | None = None) -> int:
+    gctune.for_this_process()
     parser = argparse.ArgumentParser(prog="mcpeek-live-worker")
     parser.add_argument("capture")
     parser.add_argument("--flows", action="store_true")

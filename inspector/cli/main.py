@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from inspector import __version__
+from inspector import __version__, gctune
 from inspector.cli import commands
 from inspector.cli.base import Command, UsageError
 
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    gctune.for_this_process()
     words = list(sys.argv[1:] if argv is None else argv)
     # Only the command being run is imported (start-up time is part of every
     # proxied session); an option first, or an unknown word, loads them all.
