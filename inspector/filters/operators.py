@@ -201,19 +201,29 @@ class Body(RegexOperator):
         return f"{ns.add(body)}(flow)"
 
 
-class Direction(Operator):
+class FieldChoice(Operator):
+    """A field of the flow equals one of a few fixed words (case ignored)."""
+
+    field: ClassVar[str] = ""
+    choices: ClassVar[tuple[str, ...]] = ()
+
+    def setup(self, arg: str | None) -> None:
+        self.word = (arg or "").lower()
+        if self.word not in self.choices:
+            wanted = " or ".join(self.choices)
+            raise BadArgument(f"~{self.code} wants {wanted}", f"; got {arg!r}")
+
+    def expression(self, ns: Namespace) -> str:
+        return f"{self.field} == {ns.add(self.word)}"
+
+
+class Direction(FieldChoice):
     code = "d"
     arg = "c2s|s2c"
     help = "who sent the flow's first message: c2s (the client) or s2c (the server)"
     example = "~d s2c"
-
-    def setup(self, arg: str | None) -> None:
-        self.sender = (arg or "").lower()
-        if self.sender not in ("c2s", "s2c"):
-            raise BadArgument("~d wants c2s or s2c", f"; got {arg!r}")
-
-    def expression(self, ns: Namespace) -> str:
-        return f"flow.sender == {ns.add(self.sender)}"
+    field = "flow.sender"
+    choices = ("c2s", "s2c")
 
 
 class Id(Operator):
@@ -280,19 +290,13 @@ class Progress(Operator):
         return "flow.progress_count > 0"
 
 
-class Era(Operator):
+class Era(FieldChoice):
     code = "e"
     arg = "modern|legacy"
     help = "the protocol era of the flow (2026-07-28 stateless, or initialize)"
     example = "~e legacy"
-
-    def setup(self, arg: str | None) -> None:
-        self.era = (arg or "").lower()
-        if self.era not in ("modern", "legacy"):
-            raise BadArgument("~e wants modern or legacy", f"; got {arg!r}")
-
-    def expression(self, ns: Namespace) -> str:
-        return f"flow.era == {ns.add(self.era)}"
+    field = "flow.era"
+    choices = ("modern", "legacy")
 
 
 class All(Operator):
