@@ -7,7 +7,9 @@ reaction is played by its own task, which waits the recorded delays and
 writes the messages. A ``notifications/cancelled`` drops what a request still
 had to send. When stdin ends, what is still scheduled gets ``grace``
 seconds, then the session ends. With an ``upstream`` (``--on-miss forward``),
-misses go to the real server and everything it sends comes back on stdout.
+misses go to the real server and everything it sends comes back on stdout;
+requests forwarded and not yet answered when stdin ends get
+``forward_grace`` seconds (a real server may still be starting).
 
 stdout is the protocol pipe: nothing else is ever written there.
 """
@@ -18,6 +20,8 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
+
+import msgspec
 
 from inspector.proxy.pipes import connect_reader, connect_writer
 from inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
@@ -74,6 +78,7 @@ class StdioMock:
         stdin_fd: int = 0,
         stdout_fd: int = 1,
         grace: float = 2.0,
+        forward_grace: float = 15.0,
     ) -> None:
         self.server = server
         self.session: MockSession = server.session()
@@ -83,6 +88,9 @@ class StdioMock:
         self.note = note
         self._fds = (stdin_fd, stdout_fd)
         self.grace = grace
+        self.forward_grace = forward_grace
+        self._forwarded: set[bytes] = set()  # ids (as JSON) of forwarded requests unanswered
+        self._all_answered = asyncio.Event()
         self._out: Any = None
         self._tasks: dict[asyncio.Task[None], set[bytes]] = {}
 
@@ -101,6 +109,9 @@ class StdioMock:
             self.tape.event("client-eof")
             if self._tasks and not lost.is_set():
                 await asyncio.wait(list(self._tasks), timeout=self.grace)
+            if self._forwarded and not lost.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._all_answered.wait(), self.forward_grace)
         finally:
             for task in [*waits, *self._tasks]:
                 task.cancel()
@@ -122,6 +133,10 @@ class StdioMock:
                     task.cancel()
         if reaction.forward and self._upstream is not None:
             self._upstream.send(data, shadow=reaction.shadow)
+            request_id = _request_id(data)
+            if request_id is not None and not reaction.shadow:
+                self._forwarded.add(request_id)
+                self._all_answered.clear()
         self._play(reaction.out)
 
     def _play(self, out: list[Outgoing]) -> None:
@@ -140,6 +155,11 @@ class StdioMock:
     # -- mock → client -------------------------------------------------------------
     def _from_upstream(self, data: bytes) -> None:
         self._write(data)
+        answered = _response_id(data)
+        if answered is not None and answered in self._forwarded:
+            self._forwarded.discard(answered)
+            if not self._forwarded:
+                self._all_answered.set()
 
     def _write(self, data: bytes) -> None:
         out = self._out
@@ -154,3 +174,32 @@ async def run_stdio(server: MockServer, **options: Any) -> MockSession:
     mock = StdioMock(server, **options)
     await mock.run()
     return mock.session
+
+
+class _Ids(msgspec.Struct):
+    id: Any = msgspec.UNSET
+    method: Any = None
+
+
+_ids = msgspec.json.Decoder(_Ids)
+
+
+def _request_id(data: bytes) -> bytes | None:
+    """The id of a request (as canonical JSON), ``None`` for anything else."""
+    try:
+        parts = _ids.decode(data)
+    except msgspec.MsgspecError:
+        return None
+    if parts.method is None or parts.id is msgspec.UNSET:
+        return None
+    return msgspec.json.encode(parts.id)
+
+
+def _response_id(data: bytes) -> bytes | None:
+    try:
+        parts = _ids.decode(data)
+    except msgspec.MsgspecError:
+        return None
+    if parts.method is not None or parts.id is msgspec.UNSET:
+        return None
+    return msgspec.json.encode(parts.id)

@@ -10,7 +10,6 @@ checked too: it is what the live server really said.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 import inspector
 from inspector.testing.records import RecordBuilder
 from tests.conftest import mcpeek_argv, peer_argv
+from tests.e2e.recording import record_http, record_stdio
 from tests.e2e.test_sdk_http import free_port, running
 
 pytestmark = pytest.mark.e2e
@@ -34,15 +34,6 @@ def replay(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
 def flows_of(output: str) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in output.splitlines()]
     return [line for line in lines if line["kind"] == "flow"]
-
-
-def record_stdio(era: str, capture: Path) -> None:
-    server = peer_argv("sdk_server.py")
-    proxy = mcpeek_argv("stdio", "-q", "-w", str(capture), "--", *server)
-    client = subprocess.run(
-        peer_argv("sdk_client.py", "--era", era, "--", *proxy), capture_output=True, timeout=90
-    )
-    assert client.returncode == 0, client.stderr.decode()[-3000:]
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
@@ -87,35 +78,6 @@ def test_replay_an_sdk_stdio_capture(era: str, tmp_path: Path) -> None:
     assert len(flows) == 5 and all(f["same"] for f in flows)
     count = next(f for f in flows if f["name"] == "count")
     assert count["progress"] == {"recorded": 3, "live": 3}
-
-
-def record_http(era: str, capture: Path) -> None:
-    upstream, proxy_port = free_port(), free_port()
-    with (
-        running(peer_argv("sdk_http_server.py", "--port", str(upstream)), "listening on"),
-        running(
-            mcpeek_argv(
-                "http",
-                "--upstream",
-                f"http://127.0.0.1:{upstream}/mcp",
-                "--listen",
-                f"127.0.0.1:{proxy_port}",
-                "-w",
-                str(capture),
-            ),
-            "proxying",
-        ) as proxy,
-    ):
-        url = f"http://127.0.0.1:{proxy_port}/mcp"
-        client = subprocess.run(
-            peer_argv("sdk_http_client.py", "--era", era, "--url", url),
-            capture_output=True,
-            text=True,
-            timeout=90,
-        )
-        assert client.returncode == 0, client.stderr[-3000:]
-        proxy.send_signal(signal.SIGINT)
-        proxy.wait(timeout=30)
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])

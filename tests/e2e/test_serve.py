@@ -20,46 +20,12 @@ import pytest
 
 import inspector
 from tests.conftest import mcpeek_argv, peer_argv
+from tests.e2e.recording import record_http, record_stdio
 from tests.e2e.test_sdk_http import free_port, running
 
 pytestmark = pytest.mark.e2e
 
 ERAS = ("modern", "legacy")
-
-
-def record_stdio(era: str, capture: Path) -> dict[str, object]:
-    proxy = mcpeek_argv("stdio", "-q", "-w", str(capture), "--", *peer_argv("sdk_server.py"))
-    proc = subprocess.run(
-        peer_argv("sdk_client.py", "--era", era, "--", *proxy), capture_output=True, timeout=90
-    )
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    outcome: dict[str, object] = json.loads(proc.stdout)
-    return outcome
-
-
-def record_http(era: str, capture: Path) -> dict[str, object]:
-    upstream, proxy = free_port(), free_port()
-    with (
-        running(peer_argv("sdk_http_server.py", "--port", str(upstream)), "listening on"),
-        running(
-            mcpeek_argv(
-                "http",
-                "--upstream",
-                f"http://127.0.0.1:{upstream}/mcp",
-                "--listen",
-                f"127.0.0.1:{proxy}",
-                "-w",
-                str(capture),
-            ),
-            "proxying",
-        ),
-    ):
-        url = f"http://127.0.0.1:{proxy}/mcp"
-        client = peer_argv("sdk_http_client.py", "--era", era, "--url", url)
-        proc = subprocess.run(client, capture_output=True, text=True, timeout=90)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    outcome: dict[str, object] = json.loads(proc.stdout)
-    return outcome
 
 
 @pytest.fixture(scope="module")
