@@ -23,40 +23,15 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static, Tab, Tabs
 from textual.worker import get_current_worker
 
-from inspector.filters import Filter, FilterError, compile_filter, filter_rows
-from inspector.views.session import SessionModel
+from inspector.filters import FilterError, compile_filter, filter_rows
 from tui.actions import ActionCommands, bindings
 from tui.detail import DetailPane
 from tui.flow_list import ColumnHeader, FlowList
-from tui.loader import Progress, SessionUpdated, is_live, load_into, recheck
+from tui.loader import SessionUpdated, is_live, load_into, recheck
 from tui.session_actions import SessionActions
+from tui.session_view import SessionView
 
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
-
-
-class SessionView:
-    """One capture as the app shows it: its model, filter, matching rows, cursor."""
-
-    def __init__(self, path: Path, *, follow: bool) -> None:
-        self.model = SessionModel(path)
-        self.progress = Progress(_size(path))
-        self.follow = follow
-        self.filter: Filter | None = None
-        self.matches = array("I")
-        self.checked = 0  # items the filter has looked at
-        self.cursor_item: int | None = None
-        self.started = False
-        self.done = False
-        self.error: str | None = None
-        self.rechecked = False
-        self.problems_noted = 0
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 class McpeekApp(SessionActions):
@@ -207,26 +182,15 @@ class McpeekApp(SessionActions):
 
     def apply_changes(self, view: SessionView, changed: frozenset[int] = frozenset()) -> None:
         """Filter the rows that arrived (and re-filter those that changed)."""
-        items = view.model.items
-        flt = view.filter
-        count = len(items)
-        if flt is None:
-            new = array("I", range(view.checked, count))
-        else:  # filter_rows numbers the slice from 0
-            new = array(
-                "I", (i + view.checked for i in filter_rows(flt, items[view.checked : count]))
-            )
-        moved = flt is not None and bool(changed) and _refilter(view, flt, changed)
-        view.checked = count
-        flow_list = self.flow_list
+        new, moved = view.take_rows(changed)
         if view is not self.current or moved:
             view.matches.extend(new)
             if view is self.current:
                 self.show_view(view)
             return
-        flow_list.extend(new)  # the list shares view.matches
+        self.flow_list.extend(new)  # the list shares view.matches
         if changed:
-            flow_list.refresh_rows()
+            self.flow_list.refresh_rows()
 
     # -- sessions ------------------------------------------------------------------------
     def activate(self, view: SessionView) -> None:
@@ -317,51 +281,8 @@ class McpeekApp(SessionActions):
         self.flow_list.focus()
 
     def update_status(self) -> None:
-        view = self.current
-        if view is None:
-            return
-        model = view.model
-        parts = [model.name, f"{len(model.items)} flows"]
-        if model.proxy_url is not None and not view.done:
-            parts.insert(0, f"clients → {model.proxy_url}")
-        if view.filter is not None:
-            parts.append(f"{len(view.matches)} shown by {view.filter.text!r}")
-        parts.append(
-            f"{len(model.findings)} violations" + (" (re-checked)" if view.rechecked else "")
-        )
-        if view.error:
-            parts.append(f"error: {view.error}")
-        elif not view.done:
-            parts.append(
-                "following"
-                if view.follow and view.progress.fraction >= 1
-                else f"loading {view.progress.fraction:.0%}"
-            )
-        elif model.ended:
-            parts.append("server exited")
-        if self.flow_list.follow:
-            parts.append("follow")
-        self.status_bar.update("  ·  ".join(parts))
-
-
-def _refilter(view: SessionView, flt: Filter, changed: frozenset[int]) -> bool:
-    """Rows whose content changed may enter or leave the filter; True if any did."""
-    members = set(view.matches)
-    moved = False
-    items = view.model.items
-    for index in changed:
-        if index >= view.checked:
-            continue
-        wanted = flt(items[index])
-        if wanted != (index in members):
-            moved = True
-            if wanted:
-                members.add(index)
-            else:
-                members.discard(index)
-    if moved:
-        view.matches = array("I", sorted(members))
-    return moved
+        if self.current is not None:
+            self.status_bar.update(self.current.status(following=self.flow_list.follow))
 
 
 def _mtime(path: Path) -> float:

@@ -21,7 +21,7 @@ from tui.flow_list import FlowList
 from tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
-    from tui.app import SessionView
+    from tui.session_view import SessionView
 
 
 class SessionActions(App[None]):

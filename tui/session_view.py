@@ -1,0 +1,97 @@
+"""One capture as the app shows it: its model, its filter, the rows that pass.
+
+The app keeps a :class:`SessionView` per open capture, so switching between
+captures keeps each one's filter, matching rows and cursor. Rows are item
+indexes in an ``array`` (4 bytes a row); new rows are filtered as they
+arrive, and rows whose flow changed (a status, a violation) are looked at
+again, since they may enter or leave the filter.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, insort
+from pathlib import Path
+
+from inspector.filters import Filter, filter_rows
+from inspector.views.session import SessionModel
+from tui.loader import Progress
+
+
+class SessionView:
+    def __init__(self, path: Path, *, follow: bool) -> None:
+        self.model = SessionModel(path)
+        self.progress = Progress(_size(path))
+        self.follow = follow
+        self.filter: Filter | None = None
+        self.matches = array("I")  # item indexes the filter lets through, ascending
+        self.checked = 0  # items the filter has looked at
+        self.cursor_item: int | None = None
+        self.started = False
+        self.done = False
+        self.error: str | None = None
+        self.rechecked = False
+        self.problems_noted = 0
+
+    def take_rows(self, changed: frozenset[int]) -> tuple[array[int], bool]:
+        """The new rows that pass the filter, and whether changed rows moved in or out
+        (then :attr:`matches` was rebuilt and the list must be shown again)."""
+        items = self.model.items
+        count = len(items)
+        flt = self.filter
+        if flt is None:
+            new = array("I", range(self.checked, count))
+        else:
+            new = filter_rows(flt, items, self.checked)
+        moved = flt is not None and bool(changed) and self._refilter(flt, changed)
+        self.checked = count
+        return new, moved
+
+    def _refilter(self, flt: Filter, changed: frozenset[int]) -> bool:
+        matches = list(self.matches)
+        moved = False
+        items = self.model.items
+        for index in sorted(changed):
+            if index >= self.checked:
+                continue  # not looked at yet: take_rows filters it with the new ones
+            at = bisect_left(matches, index)
+            present = at < len(matches) and matches[at] == index
+            if flt(items[index]) != present:
+                moved = True
+                if present:
+                    del matches[at]
+                else:
+                    insort(matches, index)
+        if moved:
+            self.matches = array("I", matches)
+        return moved
+
+    def status(self, *, following: bool) -> str:
+        """The status line: file, counts, filter, loading state."""
+        model = self.model
+        parts = [model.name, f"{len(model.items)} flows"]
+        if model.proxy_url is not None and not self.done:
+            parts.insert(0, f"clients → {model.proxy_url}")
+        if self.filter is not None:
+            parts.append(f"{len(self.matches)} shown by {self.filter.text!r}")
+        rechecked = " (re-checked)" if self.rechecked else ""
+        parts.append(f"{len(model.findings)} violations{rechecked}")
+        if self.error:
+            parts.append(f"error: {self.error}")
+        elif not self.done:
+            fraction = self.progress.fraction
+            parts.append(
+                "following" if self.follow and fraction >= 1 else f"loading {fraction:.0%}"
+            )
+        elif model.ended:
+            parts.append("server exited")
+        if following:
+            parts.append("follow")
+        return "  ·  ".join(parts)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
