@@ -265,13 +265,20 @@ class Id(Operator):
         return f"{ns.add(ids)}(flow)"
 
 
-class Marked(Operator):
+class Flag(Operator):
+    """An operator without argument: a fixed test of the item."""
+
+    test: ClassVar[str] = "True"  # an expression over ``item`` and ``flow``
+
+    def expression(self, ns: Namespace) -> str:
+        return self.test
+
+
+class Marked(Flag):
     code = "mark"
     help = "marked by the user"
     example = "~mark"
-
-    def expression(self, ns: Namespace) -> str:
-        return "item.marked"
+    test = "item.marked"
 
 
 class Comment(FieldRegex):
@@ -281,13 +288,11 @@ class Comment(FieldRegex):
     field = "item.comment"
 
 
-class Progress(Operator):
+class Progress(Flag):
     code = "p"
     help = "received at least one progress notification"
     example = "~p"
-
-    def expression(self, ns: Namespace) -> str:
-        return "flow.progress_count > 0"
+    test = "flow.progress_count > 0"
 
 
 class Era(FieldChoice):
@@ -299,10 +304,8 @@ class Era(FieldChoice):
     choices = ("modern", "legacy")
 
 
-class All(Operator):
+class All(Flag):
     code = "a"
     help = "every flow"
     example = "~a"
-
-    def expression(self, ns: Namespace) -> str:
-        return "True"
+    test = "True"
