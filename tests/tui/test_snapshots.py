@@ -10,17 +10,24 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.tui.conftest import wait_loaded
 from tui.app import McpeekApp
 
-CAPTURES = Path(__file__).resolve().parents[2] / "captures"
+ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 34)
 
 
+@pytest.fixture(autouse=True)
+def in_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths on screen (the summary shows the file) are relative: the same in any clone."""
+    monkeypatch.chdir(ROOT)
+
+
 def app_on(name: str) -> McpeekApp:
-    return McpeekApp([CAPTURES / name], follow=False, recheck_rules=False)
+    return McpeekApp([Path("captures") / name], follow=False, recheck_rules=False)
 
 
 def after_loading(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
