@@ -56,7 +56,12 @@ def parse_pointer(text: str) -> Pointer:
 
 
 def parse_pointers(texts: Iterable[str]) -> list[Pointer]:
-    return [parse_pointer(text) for text in texts]
+    """Pointers to ignore: each must name a member (``""``, the whole message, would
+    make every message equal to every other)."""
+    pointers = [parse_pointer(text) for text in texts]
+    if () in pointers:
+        raise PointerError("'' names the whole message: nothing would be left to compare")
+    return pointers
 
 
 def without(value: Any, pointers: Sequence[Pointer]) -> Any:

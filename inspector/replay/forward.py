@@ -153,23 +153,29 @@ class HttpUpstream:
                 if first and self._order.locked():
                     self._order.release()
                 kind = response.headers.get("content-type", "")
+                delivered = False
                 if kind.startswith("text/event-stream"):
                     parser = SseParser()
                     async for chunk in response.content.iter_any():
                         for event in parser.feed(chunk):
-                            self._deliver(event.data)
+                            delivered = self._deliver(event.data) or delivered
                 elif kind.startswith("application/json"):
-                    self._deliver(await response.read())
+                    delivered = self._deliver(await response.read())
+                if not delivered and response.status >= 400:  # no JSON-RPC answer at all
+                    reason = f"--forward {self.url}: HTTP {response.status} {response.reason or ''}"
+                    self._fail(data, reason.rstrip())
         except Exception as exc:  # an unreachable upstream: the client hears of it
             self._fail(data, f"--forward {self.url}: {exc or type(exc).__name__}")
         finally:
             if first and self._order.locked():
                 self._order.release()
 
-    def _deliver(self, body: bytes) -> None:
+    def _deliver(self, body: bytes) -> bool:
         body = body.strip()
         if body and not self._shadow.drops(body):
             self.on_message(body)
+            return True
+        return False
 
     def _fail(self, data: bytes, reason: str) -> None:
         raw = member_bytes(data, ("id",))

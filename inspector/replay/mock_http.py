@@ -35,6 +35,8 @@ from inspector.replay.tape import Tape
 MODERN = "2026-07-28"
 LEGACY_EXCHANGE = "http:legacy"
 
+STOP_GRACE = 1.0  # seconds open streams get when the mock stops
+
 # What a streaming MCP server sends with an SSE response (the SDK does too):
 # X-Accel-Buffering keeps a reverse proxy such as nginx from holding events back.
 SSE_HEADERS = {
@@ -152,12 +154,20 @@ class HttpMock:
         if reaction.forward and self._upstream is not None:
             self._forward(body, reaction.shadow, request, live_id, conversation)
         mine = [o for o in reaction.out if live_id is not None and o.stream == live_id]
+        # A body that is no request (bad JSON, a batch) answered with an error: the
+        # spec's 400 with that error, not 202 (streamable-http, "Sending Messages").
+        refused = [o for o in reaction.out if live_id is None and _is_error(o)]
         for item in reaction.out:
-            if item not in mine:
+            if item not in mine and item not in refused:
                 self._route(conversation, item)
         headers = {}
         if conversation.session_id is not None:
             headers["Mcp-Session-Id"] = conversation.session_id
+        if refused:
+            headers["Content-Type"] = "application/json"
+            self.tape.http(x, "response", status=400, headers=list(headers.items()))
+            self.tape.msg("s2c", refused[0].data, x)
+            return web.Response(status=400, body=refused[0].data, headers=headers)
         if live_id is None:
             return self._plain(x, 202, headers)
         queue = conversation.streams.setdefault(live_id, asyncio.Queue())
@@ -254,6 +264,16 @@ class HttpMock:
         queue.put_nowait(Outgoing(data, 0.0, raw, final=is_response))
 
 
+def _is_error(item: Outgoing) -> bool:
+    """A JSON-RPC error for no live request (the answer to a malformed body)."""
+    data = item.data
+    return (
+        item.stream is None
+        and member_bytes(data, ("error",)) is not None
+        and (member_bytes(data, ("method",)) is None)
+    )
+
+
 def _event(data: bytes) -> bytes:
     lines = data.replace(b"\r\n", b"\n").split(b"\n")
     return b"event: message\n" + b"".join(b"data: " + line + b"\n" for line in lines) + b"\n"
@@ -267,7 +287,11 @@ async def serve_http(
     on_listen: Callable[[str], None] = lambda url: None,
 ) -> None:
     """Listen until ``stop`` is set; ``on_listen`` gets the URL (``…/mcp``)."""
-    runner = web.AppRunner(mock.app(), handler_cancellation=True, access_log=None)
+    # A stream the capture never ended (no recorded answer) would hold the shutdown
+    # for aiohttp's default 60 s: Ctrl-C must stop the mock promptly.
+    runner = web.AppRunner(
+        mock.app(), handler_cancellation=True, access_log=None, shutdown_timeout=STOP_GRACE
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

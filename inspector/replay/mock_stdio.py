@@ -5,11 +5,15 @@ read is handed to the session at once (so two requests written together are
 both seen before either is answered, as a real server would), and each
 reaction is played by its own task, which waits the recorded delays and
 writes the messages. A ``notifications/cancelled`` drops what a request still
-had to send. When stdin ends, what is still scheduled gets ``grace``
-seconds, then the session ends. With an ``upstream`` (``--on-miss forward``),
-misses go to the real server and everything it sends comes back on stdout;
-requests forwarded and not yet answered when stdin ends get
-``forward_grace`` seconds (a real server may still be starting).
+had to send. When stdin ends (a client may close it right after its last
+request and still read), what is still scheduled is sent at its recorded
+time, plus ``grace`` seconds, and everything written reaches the pipe before
+the session ends. A message recorded over HTTP may hold line breaks (pretty
+JSON): on stdio they become spaces, so one message stays one line. With an
+``upstream`` (``--on-miss forward``), misses go to the real server and
+everything it sends comes back on stdout; requests forwarded and not yet
+answered when stdin ends get ``forward_grace`` seconds (a real server may
+still be starting).
 
 stdout is the protocol pipe: nothing else is ever written there.
 """
@@ -93,6 +97,7 @@ class StdioMock:
         self._all_answered = asyncio.Event()
         self._out: Any = None
         self._tasks: dict[asyncio.Task[None], set[bytes]] = {}
+        self._last_due = 0.0  # loop time when the last scheduled message is due
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
         loop = asyncio.get_running_loop()
@@ -108,7 +113,8 @@ class StdioMock:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             self.tape.event("client-eof")
             if self._tasks and not lost.is_set():
-                await asyncio.wait(list(self._tasks), timeout=self.grace)
+                due = max(self._last_due - loop.time(), 0.0)
+                await asyncio.wait(list(self._tasks), timeout=due + self.grace)
             if self._forwarded and not lost.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._all_answered.wait(), self.forward_grace)
@@ -118,8 +124,20 @@ class StdioMock:
             reader.close()
             if self._upstream is not None:
                 await self._upstream.close()
+            if not lost.is_set():
+                await self._drain()
             with contextlib.suppress(Exception):
                 self._out.close()
+
+    async def _drain(self, timeout: float = 30.0) -> None:
+        """Wait until what was written has gone into the pipe (bounded: a client
+        that stopped reading must not keep the mock alive)."""
+        pending = getattr(self._out, "get_write_buffer_size", None)
+        if pending is None:  # a blocking writer: its writes are done when they return
+            return
+        deadline = asyncio.get_running_loop().time() + timeout
+        while pending() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
 
     # -- client → mock -------------------------------------------------------------
     def _line(self, data: bytes) -> None:
@@ -142,7 +160,9 @@ class StdioMock:
     def _play(self, out: list[Outgoing]) -> None:
         if not out:
             return
-        task = asyncio.get_running_loop().create_task(self._send(out))
+        loop = asyncio.get_running_loop()
+        self._last_due = max(self._last_due, loop.time() + sum(item.delay for item in out))
+        task = loop.create_task(self._send(out))
         self._tasks[task] = {item.stream for item in out if item.stream is not None}
         task.add_done_callback(lambda t: self._tasks.pop(t, None))
 
@@ -165,6 +185,8 @@ class StdioMock:
         out = self._out
         if out is None or out.is_closing():
             return
+        if b"\n" in data or b"\r" in data:  # only whitespace can hold them in JSON
+            data = data.replace(b"\r", b" ").replace(b"\n", b" ")
         out.write(data + b"\n")
         self.tape.msg("s2c", data)
 

@@ -36,7 +36,9 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 MRTR_FIELDS = ("inputResponses", "requestState")
 HANDSHAKES = frozenset({"initialize", "server/discover"})
 
-StepKind = Literal["response", "notification", "request", "await"]
+# "stray": a response that answered no request of this plan (an orphan the server
+# sent): replayed byte for byte, its recorded id kept, as the capture shows it.
+StepKind = Literal["response", "notification", "request", "await", "stray"]
 
 
 class Step(msgspec.Struct, gc=False):
@@ -222,7 +224,7 @@ class _Builder:
         data = entry.wire()
         kind: StepKind = "notification"
         if entry.kind in ("result", "error"):
-            kind = "response"
+            kind = "response" if request is not None else "stray"
         elif entry.kind == "request":
             kind = "request"
         step = Step(kind, data, max(0.0, delay), entry.method)
