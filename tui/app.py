@@ -16,8 +16,10 @@ from __future__ import annotations
 import threading
 import time
 from array import array
+from collections.abc import Iterable
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static, Tab, Tabs
@@ -91,7 +93,7 @@ class McpeekApp(SessionActions):
             self.set_interval(self.directory_poll, self.scan_directory)
         if not self.views:
             where = self.directory or "the command line"
-            self.status_bar.update(f"no captures in {where} yet")
+            self.status_bar.update(Text(f"no captures in {where} yet"))
         self.set_interval(0.5, self.update_status)
         self.flow_list.focus()
 
@@ -100,7 +102,7 @@ class McpeekApp(SessionActions):
         view = SessionView(path, follow=follow)
         self.views.append(view)
         tabs = self.tabs
-        tabs.add_tab(Tab(path.name, id=f"s{len(self.views)}"))
+        tabs.add_tab(Tab(Text(path.name), id=f"s{len(self.views)}"))
         if self.current is None or follow:
             self.start_loading(view)
         if self.current is None:
@@ -111,7 +113,11 @@ class McpeekApp(SessionActions):
         assert self.directory is not None
         known = {view.model.path for view in self.views}
         try:
-            found = [p for p in self.directory.iterdir() if p.name.endswith((".jsonl", ".gz"))]
+            found = [
+                p
+                for p in self.directory.iterdir()
+                if p.name.endswith((".jsonl", ".gz")) and p.is_file()  # no FIFOs or folders
+            ]
         except OSError:
             return
         found.sort(key=lambda p: (_mtime(p), p.name), reverse=True)
@@ -145,7 +151,7 @@ class McpeekApp(SessionActions):
         )
         self.post_message(SessionUpdated(model, done=True, error=error))
         if error is None and self.recheck_rules and not worker.is_cancelled:
-            found = recheck(model.path)
+            found = recheck(model.path, cancelled=lambda: worker.is_cancelled)
             if found is not None:
                 model.set_findings(found)
                 view.rechecked = True
@@ -175,27 +181,29 @@ class McpeekApp(SessionActions):
         if view is self.current:
             detail = self.detail
             item = detail.item
-            if detail.display and item is not None and changes:
+            # only when the flow shown changed: re-rendering a big body per update froze
+            if detail.display and item is not None and item.version != detail.shown_version:
                 detail.show(item, view.model, show_all=self.show_all)
         self.update_status()
         self.call_after_refresh(message.shown.set)
 
-    def apply_changes(self, view: SessionView, changed: frozenset[int] = frozenset()) -> None:
+    def apply_changes(self, view: SessionView, changed: Iterable[int] = ()) -> None:
         """Filter the rows that arrived (and re-filter those that changed)."""
-        new, moved = view.take_rows(changed)
-        if view is not self.current or moved:
+        new, entered, left = view.take_rows(changed)
+        if view is not self.current:
             view.matches.extend(new)
-            if view is self.current:
-                self.show_view(view)
             return
-        self.flow_list.extend(new)  # the list shares view.matches
-        if changed:
-            self.flow_list.refresh_rows()
+        flow_list = self.flow_list
+        if entered or left:
+            flow_list.patch(entered, left)  # the list shares view.matches
+        flow_list.extend(new)
+        flow_list.refresh_rows()
 
     # -- sessions ------------------------------------------------------------------------
     def activate(self, view: SessionView) -> None:
-        if self.current is not None:
+        if self.current is not None:  # each capture keeps its cursor and follow mode
             self.current.cursor_item = self.flow_list.current_item_index
+            self.current.stick = self.flow_list.follow
         self.current = view
         self.start_loading(view)
         tabs = self.tabs
@@ -206,8 +214,8 @@ class McpeekApp(SessionActions):
 
     def show_view(self, view: SessionView) -> None:
         flow_list = self.flow_list
-        flow_list.follow = view.cursor_item is None or flow_list.follow
-        flow_list.show(view.model, view.matches, view.cursor_item)
+        flow_list.follow = view.stick
+        flow_list.show(view.model, view.matches, view.cursor_item, view.expanded)
         self.update_status()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -229,6 +237,8 @@ class McpeekApp(SessionActions):
             return
         view.filter = flt
         view.cursor_item = self.flow_list.current_item_index
+        view.stick = self.flow_list.follow
+        view.changed_meanwhile = set()
         self.refilter(view)
 
     @work(thread=True, exclusive=True, group="filter")
@@ -245,7 +255,12 @@ class McpeekApp(SessionActions):
     def _filtered(self, view: SessionView, matches: array[int], count: int, elapsed: float) -> None:
         view.matches = matches
         view.checked = count
+        meanwhile, view.changed_meanwhile = view.changed_meanwhile, None
+        if meanwhile:
+            view.refilter(meanwhile)
         if view is self.current:
+            view.cursor_item = self.flow_list.current_item_index
+            view.stick = self.flow_list.follow
             self.show_view(view)
             self.apply_changes(view)
             if view.filter is not None:
@@ -253,8 +268,16 @@ class McpeekApp(SessionActions):
 
     def on_flow_list_highlighted(self, message: FlowList.Highlighted) -> None:
         detail = self.detail
-        if detail.display and message.item is not None and self.current is not None:
-            detail.show(message.item, self.current.model, show_all=self.show_all)
+        item = message.item
+        if detail.display and item is None:  # the filter left no row: nothing to detail
+            detail.display = False
+        elif (
+            detail.display
+            and item is not None
+            and self.current is not None
+            and (item is not detail.item or item.version != detail.shown_version)
+        ):
+            detail.show(item, self.current.model, show_all=self.show_all)
         self.update_status()
 
     def on_flow_list_selected(self, message: FlowList.Selected) -> None:
@@ -282,7 +305,7 @@ class McpeekApp(SessionActions):
 
     def update_status(self) -> None:
         if self.current is not None:
-            self.status_bar.update(self.current.status(following=self.flow_list.follow))
+            self.status_bar.update(Text(self.current.status(following=self.flow_list.follow)))
 
 
 def _mtime(path: Path) -> float:

@@ -25,7 +25,18 @@ from textual.widgets import Static, TabbedContent, TabPane
 from inspector.analysis.flow import Entry
 from inspector.views.flowline import clock
 from inspector.views.session import FlowItem, SessionModel
-from tui.render import SEVERITY_STYLE, latency_text, pretty_body, raw_text
+from tui.render import (
+    FOLD_AT,
+    LARGEST_SHOWN,
+    MAX_CHARS,
+    MAX_LINES,
+    SEVERITY_STYLE,
+    latency_text,
+    pretty_body,
+    raw_text,
+)
+
+HIGHLIGHT_UP_TO = 256 * 1024  # characters: longer bodies are shown without colours
 
 TABS = ("request", "response", "raw", "http", "timing", "notifications", "violations")
 
@@ -38,13 +49,22 @@ def _heading(entry: Entry, label: str) -> Text:
 
 
 def _body(entry: Entry, show_all: bool) -> RenderableType:
-    text, cut = pretty_body(
-        entry.wire(), fold=None if show_all else 200, max_lines=None if show_all else 400
+    body = pretty_body(
+        entry.wire(),
+        fold=None if show_all else FOLD_AT,
+        max_lines=None if show_all else MAX_LINES,
     )
-    syntax = Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")
-    if not cut:
-        return syntax
-    return Group(syntax, Text("… capped: press a to show all", style="bold yellow"))
+    shown: RenderableType
+    if body.is_json and len(body.text) <= HIGHLIGHT_UP_TO:
+        shown = Syntax(
+            body.text, "json", theme="ansi_dark", word_wrap=True, background_color="default"
+        )
+    else:  # not JSON, or too long to highlight quickly
+        shown = Text(body.text)
+    if not body.cut:
+        return shown
+    more = "copy (c) or save (w) the flow for all of it" if show_all else "press a to show all"
+    return Group(shown, Text(f"… capped: {more}", style="bold yellow"))
 
 
 def messages_view(entries: list[tuple[str, Entry]], show_all: bool) -> RenderableType:
@@ -63,7 +83,7 @@ def raw_view(item: FlowItem, show_all: bool) -> RenderableType:
         head = _heading(entry, f"{len(data)} bytes")
         if entry.record.raw_b64 is not None:
             head.append("  (not UTF-8)", "bold red")
-        parts += [head, raw_text(data, None if show_all else 64 * 1024), Text("")]
+        parts += [head, raw_text(data, LARGEST_SHOWN if show_all else MAX_CHARS), Text("")]
     return Group(*parts) if parts else Text("(no messages)", style="dim")
 
 
@@ -94,7 +114,7 @@ def timing_view(item: FlowItem) -> RenderableType:
     for attempt in flow.attempts:
         response = attempt.response
         table.add_row(
-            str(attempt.request.id),
+            Text(str(attempt.request.id)),
             clock(attempt.request.t),
             clock(response.t) if response else "—",
             latency_text(attempt.latency_ms) or "—",
@@ -173,6 +193,7 @@ class DetailPane(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.item: FlowItem | None = None
+        self.shown_version = -1  # the item's version when it was drawn
 
     def compose(self) -> ComposeResult:
         with TabbedContent():
@@ -182,6 +203,7 @@ class DetailPane(Vertical):
 
     def show(self, item: FlowItem, model: SessionModel, *, show_all: bool = False) -> None:
         self.item = item
+        self.shown_version = item.version
         flow = item.flow
         requests = [
             (f"request {i + 1}" if len(flow.attempts) > 1 else "request", a.request)

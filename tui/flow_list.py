@@ -79,11 +79,17 @@ class FlowList(ScrollView, can_focus=True):
 
     # -- data --------------------------------------------------------------------
     def show(
-        self, model: SessionModel | None, matches: array[int], cursor_item: int | None
+        self,
+        model: SessionModel | None,
+        matches: array[int],
+        cursor_item: int | None,
+        expanded: set[int] | None = None,
     ) -> None:
-        """Show ``matches`` (item indexes) of ``model``; keep the cursor on ``cursor_item``."""
+        """Show ``matches`` (item indexes) of ``model``; keep the cursor on ``cursor_item``.
+        ``matches`` and ``expanded`` are the caller's: each capture keeps its own."""
         self.model = model
         self.matches = matches
+        self.expanded = expanded if expanded is not None else set()
         self._rebuild()
         if self.follow or cursor_item is None:
             self.cursor = max(len(self.rows) - 1, 0) if self.follow else 0
@@ -101,6 +107,33 @@ class FlowList(ScrollView, can_focus=True):
             self.cursor = len(self.rows) - 1
         self._changed(scroll=self.follow)
 
+    def patch(self, entered: list[int], left: list[int]) -> None:
+        """Items that entered or left :attr:`matches` (already edited there): the same
+        edit on the display rows, the cursor kept on its flow."""
+        current = self.current_item_index
+        rows = self.rows
+        for index in left:
+            start = bisect_left(rows, index << SUB_BITS)
+            end = bisect_left(rows, (index + 1) << SUB_BITS)
+            del rows[start:end]
+        for index in entered:
+            at = bisect_left(rows, index << SUB_BITS)
+            rows[at:at] = array("Q", self._rows_of(index))
+        if self.follow:
+            self.cursor = max(len(rows) - 1, 0)
+        elif current is not None:
+            self.cursor = self._row_of_item(current)
+        self._changed(scroll=False)
+
+    def _rows_of(self, index: int) -> list[int]:
+        """The display rows of one item: its own, then its rounds if it is expanded."""
+        codes = [index << SUB_BITS]
+        if index in self.expanded and self.model is not None:
+            attempts = len(self.model.items[index].flow.attempts)
+            if attempts > 1:
+                codes += [(index << SUB_BITS) | (k + 1) for k in range(min(attempts, SUB_MASK))]
+        return codes
+
     def refresh_rows(self) -> None:
         """Some rows' content changed (status, violations): draw again (the
         unchanged ones come from the cache)."""
@@ -110,11 +143,8 @@ class FlowList(ScrollView, can_focus=True):
         rows = array("Q", (i << SUB_BITS for i in self.matches))
         for item_index in sorted(self.expanded, reverse=True):
             at = bisect_left(self.matches, item_index)
-            if at >= len(self.matches) or self.matches[at] != item_index or self.model is None:
-                continue
-            attempts = len(self.model.items[item_index].flow.attempts)
-            subs = [(item_index << SUB_BITS) | (k + 1) for k in range(min(attempts, SUB_MASK))]
-            rows[at + 1 : at + 1] = array("Q", subs)
+            if at < len(self.matches) and self.matches[at] == item_index:
+                rows[at : at + 1] = array("Q", self._rows_of(item_index))
         self.rows = rows
 
     def _row_of_item(self, item_index: int) -> int:
@@ -197,6 +227,9 @@ class FlowList(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor, animate=False)
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def move_to_row(self, row: int) -> None:
+        self._move_to(row)
 
     def move_to_item(self, item_index: int) -> None:
         self._move_to(self._row_of_item(item_index))

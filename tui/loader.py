@@ -156,21 +156,34 @@ def load_into(
     return None
 
 
-def recheck(path: Path, timeout: float = 600.0) -> list[Violation] | None:
-    """Every violation ``mcpeek lint`` finds in the capture (``None`` if it failed)."""
+def recheck(
+    path: Path, cancelled: Callable[[], bool] = lambda: False, timeout: float = 3600.0
+) -> list[Violation] | None:
+    """Every violation ``mcpeek lint`` finds in the capture (``None`` if it failed or
+    was cancelled: quitting the viewer must not wait for a long lint)."""
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "-m", "inspector", "lint", "--format", "json", str(path)],
-            capture_output=True,
-            timeout=timeout,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         return None
+    deadline = time.monotonic() + timeout
+    out = b""
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=0.25)  # keeps reading: the pipe never fills
+            break
+        except subprocess.TimeoutExpired:
+            if cancelled() or time.monotonic() > deadline:
+                proc.kill()
+                proc.communicate()
+                return None
     if proc.returncode not in (0, 1):
         return None
     found: list[Violation] = []
-    for line in proc.stdout.splitlines():
+    for line in out.splitlines():
         try:
             found.append(msgspec.json.decode(line, type=_LintLine).violation())
         except msgspec.MsgspecError:

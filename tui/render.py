@@ -11,7 +11,7 @@ Large bodies are capped (``max_lines``) and long strings folded
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from rich.style import Style
@@ -36,6 +36,9 @@ STATUS_STYLE = {
 }
 FOLD_AT = 200  # characters of a string shown before folding
 MAX_LINES = 400  # lines of a pretty-printed body shown before capping
+MAX_CHARS = 64 * 1024  # characters of a body that is not JSON (or too big) shown before capping
+BIG_BODY = 1 << 20  # bytes: a bigger body is not pretty-printed until "show all"
+LARGEST_SHOWN = 8 << 20  # bytes: "show all" stops here (copy or save the flow for the rest)
 
 # Column widths of a flow row (the method column takes what is left).
 W_TIME, W_IDS, W_STATUS, W_LATENCY, W_EXTRA = 12, 8, 14, 10, 6
@@ -128,21 +131,36 @@ def fold_strings(value: Any, fold: int | None) -> Any:
     return value
 
 
+class Body(NamedTuple):
+    text: str
+    cut: bool  # shortened: "show all" has more
+    is_json: bool  # worth highlighting as JSON
+
+
 def pretty_body(
     data: bytes, *, fold: int | None = FOLD_AT, max_lines: int | None = MAX_LINES
-) -> tuple[str, bool]:
-    """Pretty JSON of a message's bytes (as-is when not JSON); and whether it was cut."""
+) -> Body:
+    """Pretty JSON of a message's bytes (as-is when not JSON), capped unless
+    ``max_lines`` is None. A body past ``BIG_BODY`` is not decoded at all while
+    capped (its first ``MAX_CHARS`` are shown as sent), and never past
+    ``LARGEST_SHOWN``: rendering megabytes of text would freeze the screen."""
+    limited = max_lines is not None
+    if len(data) > (BIG_BODY if limited else LARGEST_SHOWN):
+        shown = data[: MAX_CHARS if limited else LARGEST_SHOWN]
+        return Body(shown.decode("utf-8", "replace"), True, False)
     try:
         value = msgspec.json.decode(data)
     except msgspec.DecodeError:
         text = data.decode("utf-8", "replace")
-    else:
-        text = json.dumps(fold_strings(value, fold), indent=2, ensure_ascii=False)
+        if limited and len(text) > MAX_CHARS:
+            return Body(text[:MAX_CHARS], True, False)
+        return Body(text, False, False)
+    text = json.dumps(fold_strings(value, fold), indent=2, ensure_ascii=False)
     if max_lines is not None:
         lines = text.split("\n", max_lines)
         if len(lines) > max_lines:
-            return "\n".join(lines[:max_lines]), True
-    return text, False
+            return Body("\n".join(lines[:max_lines]), True, True)
+    return Body(text, False, True)
 
 
 def raw_text(data: bytes, limit: int | None = 64 * 1024) -> Text:

@@ -94,7 +94,7 @@ class ViolationsScreen(ModalScreen[int | None]):
             for finding in found[:MAX_PER_RULE]:
                 row = self.model.row_of_seq(finding.msgs[-1]) if finding.msgs else None
                 where = f"flow {row + 1}" if row is not None else "no flow"
-                node.add_leaf(f"{where}: {finding.message}", data=row)
+                node.add_leaf(Text(f"{where}: {finding.message}"), data=row)
             if len(found) > MAX_PER_RULE:
                 node.add_leaf(f"… {len(found) - MAX_PER_RULE} more", data=None)
         with Vertical():
@@ -112,23 +112,29 @@ def summary_view(model: SessionModel) -> RenderableType:
     head = Table(box=None, show_header=False)
     for key in ("file", "transport", "target", "created", "records", "messages", "flows"):
         value = summary[key]
-        head.add_row(Text(key, "bold"), " ".join(value) if isinstance(value, list) else str(value))
+        head.add_row(
+            Text(key, "bold"), Text(" ".join(value) if isinstance(value, list) else str(value))
+        )
     head.add_row(Text("violations", "bold"), str(summary["violations"]))
     head.add_row(Text("state", "bold"), "ended" if model.ended else "live or cut short")
     parts.append(head)
     for conversation in summary["conversations"]:
-        table = Table(box=None, show_header=False, title=f"conversation {conversation['key']}")
+        table = Table(
+            box=None, show_header=False, title=Text(f"conversation {conversation['key']}")
+        )
         for key in ("era", "protocol_version", "messages"):
-            table.add_row(Text(key, "bold"), str(conversation[key]))
+            table.add_row(Text(key, "bold"), Text(str(conversation[key])))
         for key in ("client_info", "server_info", "client_capabilities", "server_capabilities"):
             value = conversation[key]
             shown = json.dumps(value, indent=1) if value is not None else "(not declared)"
-            table.add_row(Text(key, "bold"), shown)
-        table.add_row(Text("tools", "bold"), ", ".join(conversation["tools"]) or "(none seen)")
+            table.add_row(Text(key, "bold"), Text(shown))
+        table.add_row(
+            Text("tools", "bold"), Text(", ".join(conversation["tools"]) or "(none seen)")
+        )
         parts += [Text(""), table]
     if model.problems:
         parts += [Text(""), Text("problems reading the file:", "bold yellow")]
-        parts += [Text("  " + p) for p in model.problems[:50]]
+        parts += [Text("  " + problem) for problem in model.problems[:50]]
     return Group(*parts)
 
 
@@ -142,7 +148,7 @@ class SummaryScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Session {self.model.name}", classes="title")
+            yield Label(Text(f"Session {self.model.name}"), classes="title")
             with VerticalScroll():
                 yield Static(summary_view(self.model))
 
@@ -165,7 +171,7 @@ class PromptScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
+            yield Label(Text(self.question))
             yield Input(value=self.value, id="prompt")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

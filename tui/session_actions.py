@@ -7,17 +7,21 @@ loading and filtering.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 from textual import work
 from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static, Tabs
+from textual.worker import get_current_worker
 
 from inspector.views.session import FlowItem, SessionModel
 from tui.detail import DetailPane
-from tui.flow_list import FlowList
+from tui.flow_list import SUB_BITS, FlowList
 from tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
@@ -46,6 +50,22 @@ class SessionActions(App[None]):
 
     def update_status(self) -> None:
         raise NotImplementedError
+
+    def apply_changes(self, view: SessionView, changed: Iterable[int] = ()) -> None:
+        raise NotImplementedError
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Notifications carry file names, filters and messages from the traffic:
+        plain text unless a caller says otherwise ("[/]" is not markup here)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def _selected(self) -> FlowItem | None:
         return self.flow_list.current_item
@@ -117,23 +137,36 @@ class SessionActions(App[None]):
         self.search(-1)
 
     def search(self, step: int, *, from_current: bool = False) -> None:
-        """Move to the next row (``step`` 1) or previous (-1) whose label has the text."""
+        """Move to the next row (``step`` 1) or previous (-1) whose method, name or id
+        has the text. In a worker: typing into the search box must stay fluid over a
+        million rows (each keystroke cancels the previous search)."""
         needle = self.search_text.lower()
         flow_list = self.flow_list
         if not needle or self.current is None or not flow_list.rows:
             return
-        items = self.current.model.items
-        rows = flow_list.rows
-        count = len(rows)
         start = flow_list.cursor if from_current else flow_list.cursor + step
+        self._search(self.current.model.items, flow_list.rows, needle, start, step)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search(
+        self, items: list[FlowItem], rows: array[int], needle: str, start: int, step: int
+    ) -> None:
+        worker = get_current_worker()
+        count = len(rows)
         for offset in range(count):
-            row = (start + offset * step) % count
-            flow = items[rows[row] >> 8].flow
-            label = f"{flow.method or ''} {flow.name or ''} {' '.join(map(str, flow.ids))}"
-            if needle in label.lower():
-                flow_list._move_to(row)
+            if offset % 20_000 == 0 and worker.is_cancelled:
                 return
-        self.notify(f"no flow matches {self.search_text!r}", severity="warning")
+            row = (start + offset * step) % count
+            flow = items[rows[row] >> SUB_BITS].flow
+            if (
+                needle in (flow.method or "").lower()
+                or needle in (flow.name or "").lower()
+                or any(needle in str(i).lower() for i in flow.ids)
+            ):
+                self.call_from_thread(self.flow_list.move_to_row, row)
+                return
+        message = f"no flow matches {self.search_text!r}"
+        self.call_from_thread(self.notify, message, severity="warning")
 
     # -- sessions ---------------------------------------------------------------------------
     def action_next_session(self) -> None:
@@ -161,8 +194,7 @@ class SessionActions(App[None]):
         item = self._selected()
         if item is not None:
             item.marked = not item.marked
-            item.version += 1
-            self.flow_list.refresh_rows()
+            self._edited(item)
 
     def action_comment(self) -> None:
         item = self._selected()
@@ -172,10 +204,16 @@ class SessionActions(App[None]):
         def done(text: str | None) -> None:
             if text is not None:
                 item.comment = text.strip()
-                item.version += 1
-                self.flow_list.refresh_rows()
+                self._edited(item)
 
         self.push_screen(PromptScreen("Comment on this flow:", item.comment), done)
+
+    def _edited(self, item: FlowItem) -> None:
+        """A mark or a comment changed: redraw the row, and re-apply a filter on them."""
+        item.version += 1
+        index = self.flow_list.current_item_index
+        if self.current is not None and index is not None:
+            self.apply_changes(self.current, (index,))
 
     def action_copy(self) -> None:
         item = self._selected()
@@ -193,8 +231,14 @@ class SessionActions(App[None]):
         suggestion = str(path.with_name(path.name.split(".")[0] + "-filtered.jsonl"))
 
         def done(answer: str | None) -> None:
-            if answer and answer.strip():
-                self.save_flows(view, Path(answer.strip()).expanduser())
+            if not answer or not answer.strip():
+                return
+            try:
+                target = Path(answer.strip()).expanduser()
+            except RuntimeError as exc:  # "~nosuchuser/x": no such home directory
+                self.notify(f"cannot save to {answer.strip()}: {exc}", severity="error")
+                return
+            self.save_flows(view, target)
 
         self.push_screen(PromptScreen("Save the shown flows to:", suggestion), done)
 
@@ -236,10 +280,14 @@ def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> in
                 records[finding.seq] = finding
     encoder = msgspec.json.Encoder()
     tmp = target.with_name(target.name + ".part")
-    with open(tmp, "wb") as out:
-        if model.header is not None:
-            out.write(encoder.encode(model.header) + b"\n")
-        for seq in sorted(records):
-            out.write(encoder.encode(records[seq]) + b"\n")
-    tmp.replace(target)
+    try:
+        with open(tmp, "wb") as out:
+            if model.header is not None:
+                out.write(encoder.encode(model.header) + b"\n")
+            for seq in sorted(records):
+                out.write(encoder.encode(records[seq]) + b"\n")
+        tmp.replace(target)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # no half-written file left behind
+        raise
     return len(records)

@@ -10,7 +10,8 @@ again, since they may enter or leave the filter.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left, insort
+from bisect import bisect_left
+from collections.abc import Iterable
 from pathlib import Path
 
 from inspector.filters import Filter, filter_rows
@@ -32,10 +33,15 @@ class SessionView:
         self.error: str | None = None
         self.rechecked = False
         self.problems_noted = 0
+        self.stick = True  # the list sticks to the newest row (its follow mode)
+        self.expanded: set[int] = set()  # item indexes of opened MRTR chains
+        # Rows that changed while a re-filter ran in a worker: looked at again
+        # once its result is in (else a change in between would be lost).
+        self.changed_meanwhile: set[int] | None = None
 
-    def take_rows(self, changed: frozenset[int]) -> tuple[array[int], bool]:
-        """The new rows that pass the filter, and whether changed rows moved in or out
-        (then :attr:`matches` was rebuilt and the list must be shown again)."""
+    def take_rows(self, changed: Iterable[int]) -> tuple[array[int], list[int], list[int]]:
+        """The new rows that pass the filter; and the changed rows that entered and
+        left it (:attr:`matches` already edited in place: the list shares it)."""
         items = self.model.items
         count = len(items)
         flt = self.filter
@@ -43,13 +49,21 @@ class SessionView:
             new = array("I", range(self.checked, count))
         else:
             new = filter_rows(flt, items, self.checked)
-        moved = flt is not None and bool(changed) and self._refilter(flt, changed)
+        if self.changed_meanwhile is not None:
+            self.changed_meanwhile.update(changed)
+        entered, left = self.refilter(changed) if flt is not None else ([], [])
         self.checked = count
-        return new, moved
+        return new, entered, left
 
-    def _refilter(self, flt: Filter, changed: frozenset[int]) -> bool:
-        matches = list(self.matches)
-        moved = False
+    def refilter(self, changed: Iterable[int]) -> tuple[list[int], list[int]]:
+        """Rows whose flow changed may enter or leave the filter: edit :attr:`matches`
+        in place (a bisect and a memmove each, not a rebuild of a million rows)."""
+        flt = self.filter
+        entered: list[int] = []
+        left: list[int] = []
+        if flt is None:
+            return entered, left
+        matches = self.matches
         items = self.model.items
         for index in sorted(changed):
             if index >= self.checked:
@@ -57,14 +71,13 @@ class SessionView:
             at = bisect_left(matches, index)
             present = at < len(matches) and matches[at] == index
             if flt(items[index]) != present:
-                moved = True
                 if present:
-                    del matches[at]
+                    matches.pop(at)
+                    left.append(index)
                 else:
-                    insort(matches, index)
-        if moved:
-            self.matches = array("I", matches)
-        return moved
+                    matches.insert(at, index)
+                    entered.append(index)
+        return entered, left
 
     def status(self, *, following: bool) -> str:
         """The status line: file, counts, filter, loading state."""
