@@ -10,15 +10,16 @@ both messages are *normalised* before they are compared (:func:`normalize`):
   (a key naming a time or date, or an ISO 8601 date-time value); an ``_meta``
   left empty disappears;
 - the ``requestState`` of an ``input_required`` result is opaque server state
-  that a server may seal afresh on every run: only its presence is compared;
-- the user's ``--ignore`` JSON Pointers (relative to the whole response
-  message, e.g. ``/result/content/0/text``) are removed.
+  that a server may seal afresh on every run: only its presence is compared.
 
 :func:`diff` then walks both values side by side and returns one
 :class:`Difference` per JSON Pointer where they part: a changed scalar, a
 member or list item present on one side only (:data:`MISSING` on the other),
 or a change of type. Lists are compared item by item (index ``i`` with index
-``i``). Everything here is pure: no I/O, nothing is modified in place.
+``i``). The user's ``--ignore`` JSON Pointers (relative to the whole response
+message, e.g. ``/result/content/0/text``) are skipped during that walk, with
+everything below them, whether the member or item exists on both sides, one
+or none. Everything here is pure: no I/O, nothing is modified in place.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from inspector.replay.canonical import (
     Pointer,
     canonical,
     strip_volatile_meta,
-    without,
 )
 
 OPAQUE_STATE: Final = "<opaque requestState>"
@@ -102,10 +102,11 @@ def _strip_meta(value: Any) -> Any:
     return strip_volatile_meta(out)
 
 
-def normalize(message: Any, ignore: Sequence[Pointer] = ()) -> Any:
-    """A response message as it is compared (see the module docstring)."""
+def normalize(message: Any) -> Any:
+    """A response message as it is compared (see the module docstring; the
+    ``--ignore`` pointers are :func:`diff`'s)."""
     if not isinstance(message, dict):
-        return without(message, ignore)
+        return message
     body = {k: v for k, v in message.items() if k != "id"}
     body = _strip_meta(body)
     result = body.get("result")
@@ -115,7 +116,7 @@ def normalize(message: Any, ignore: Sequence[Pointer] = ()) -> Any:
         and "requestState" in result
     ):
         body["result"] = {**result, "requestState": OPAQUE_STATE}
-    return without(body, ignore)
+    return body
 
 
 def escape(token: str) -> str:
@@ -123,44 +124,64 @@ def escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def diff(recorded: Any, live: Any, path: str = "", attempt: int = 1) -> list[Difference]:
-    """Every JSON Pointer under ``path`` where ``recorded`` and ``live`` differ."""
+def diff(
+    recorded: Any,
+    live: Any,
+    path: str = "",
+    attempt: int = 1,
+    ignore: Sequence[Pointer] = (),
+) -> list[Difference]:
+    """Every JSON Pointer under ``path`` where ``recorded`` and ``live`` differ, but
+    the ``ignore`` pointers (relative to ``recorded`` and ``live``) and what is below
+    them."""
     out: list[Difference] = []
-    _walk(recorded, live, path, attempt, out)
+    _walk(recorded, live, _Walk(path, (), attempt, frozenset(ignore), out))
     return out
 
 
-def _walk(recorded: Any, live: Any, path: str, attempt: int, out: list[Difference]) -> None:
+@dataclass(frozen=True)
+class _Walk:
+    path: str  # the JSON Pointer shown (escaped)
+    tokens: Pointer  # the same from the root, unescaped: what ignore pointers match
+    attempt: int
+    ignore: frozenset[Pointer]
+    out: list[Difference]
+
+    def child(self, token: str) -> _Walk:
+        return _Walk(
+            f"{self.path}/{escape(token)}",
+            (*self.tokens, token),
+            self.attempt,
+            self.ignore,
+            self.out,
+        )
+
+
+def _walk(recorded: Any, live: Any, at: _Walk) -> None:
+    if at.tokens in at.ignore:
+        return
     if isinstance(recorded, dict) and isinstance(live, dict):
         keys = list(recorded) + [k for k in live if k not in recorded]
         for key in keys:
-            _walk(
-                recorded.get(key, MISSING),
-                live.get(key, MISSING),
-                f"{path}/{escape(str(key))}",
-                attempt,
-                out,
-            )
+            _walk(recorded.get(key, MISSING), live.get(key, MISSING), at.child(str(key)))
         return
     if isinstance(recorded, list) and isinstance(live, list):
         for index in range(max(len(recorded), len(live))):
             _walk(
                 recorded[index] if index < len(recorded) else MISSING,
                 live[index] if index < len(live) else MISSING,
-                f"{path}/{index}",
-                attempt,
-                out,
+                at.child(str(index)),
             )
         return
     if recorded is MISSING or live is MISSING or canonical(recorded) != canonical(live):
-        out.append(Difference(path, recorded, live, attempt))
+        at.out.append(Difference(at.path, recorded, live, at.attempt))
 
 
 def compare_responses(
     recorded: Any, live: Any, ignore: Sequence[Pointer] = (), attempt: int = 1
 ) -> list[Difference]:
     """The differences between two response messages, once both are normalised."""
-    return diff(normalize(recorded, ignore), normalize(live, ignore), "", attempt)
+    return diff(normalize(recorded), normalize(live), "", attempt, ignore)
 
 
 def compare_requests(

@@ -11,9 +11,12 @@ response when the plan says so (``--timeout`` seconds at most), and:
 - rewrites a client ``notifications/cancelled`` to the live id;
 - answers a request from the live server (legacy ``elicitation/create``,
   ``sampling/createMessage``, ``roots/list``, ``ping``) with what the recorded
-  client answered to the same request, else with a JSON-RPC error (``ping``,
-  which has one right answer, gets ``{}``);
-- counts the live progress notifications of each flow (by progress token).
+  client answered to the same request; leaves it unanswered when the recorded
+  client left it unanswered; else answers a JSON-RPC error (``ping``, which
+  has one right answer, gets ``{}``);
+- counts the live progress notifications of each flow (by progress token);
+- ends a request's wait at once when the transport says it failed (an HTTP
+  error status) or the server went away, and keeps why (:class:`LiveAttempt`).
 
 The result is one :class:`LiveFlow` per recorded client flow; comparing it
 with the recording is :mod:`inspector.replay.replay_report`'s job.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -57,6 +61,9 @@ class Outgoing:
     method: str | None = None
     name: str | None = None
     step: ClientStep | HttpStep | None = None
+    # A request: the transport calls this when the exchange failed without a JSON-RPC
+    # response (an HTTP error status); True when that ended the wait for one.
+    failed: Callable[[str], bool] | None = None
 
 
 Deliver = Callable[[bytes], None]
@@ -80,6 +87,9 @@ class LiveAttempt:
     live_id: int
     request: dict[str, Any]
     response: dict[str, Any] | None = None
+    problem: str | None = None  # why no response can come (e.g. "HTTP 501 Not Implemented")
+    timed_out: bool = False  # no response within the timeout
+    cut: bool = False  # still waiting (not timed out) when the server went away
 
 
 @dataclass
@@ -150,6 +160,9 @@ class Replayer:
             previous = live.attempts[-1] if live.attempts else None
             if live.stopped or previous is None:
                 return
+            if previous.response is None:  # its own problem says why: nothing to retry
+                live.stopped = True
+                return
             result = previous.response.get("result") if previous.response else None
             if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
                 live.stopped = True
@@ -171,14 +184,30 @@ class Replayer:
         if token is not None:
             self._progress[token] = live
         self._current = live
-        await self._send(message, "request", step)
+        await self._send(message, "request", step, lambda problem: self._failed(live_id, problem))
         if step.wait:
             await self._wait(live_id)
 
-    async def _send(self, message: dict[str, Any], kind: str, step: ClientStep | None) -> None:
+    async def _send(
+        self,
+        message: dict[str, Any],
+        kind: str,
+        step: ClientStep | None,
+        failed: Callable[[str], bool] | None = None,
+    ) -> None:
         data = msgspec.json.encode(message)
         name = step.name if step is not None else None
-        await self.transport.send(Outgoing(data, kind, message.get("method"), name, step))
+        await self.transport.send(Outgoing(data, kind, message.get("method"), name, step, failed))
+
+    def _failed(self, live_id: int, problem: str) -> bool:
+        """The request's exchange failed: no response will come, stop waiting for it."""
+        entry = self._pending.get(live_id)
+        if entry is None or entry[1].response is not None or entry[1].problem is not None:
+            return False
+        entry[1].problem = problem
+        if not entry[2].done():
+            entry[2].set_result(None)
+        return True
 
     async def _wait(self, live_id: int) -> None:
         entry = self._pending.get(live_id)
@@ -186,21 +215,30 @@ class Replayer:
             return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(entry[2]), self.timeout)
+        if not entry[2].done():
+            entry[1].timed_out = True
 
     async def _wait_all(self) -> None:
-        waiting = [
-            future
+        waiting = {
+            future: attempt
             for flow, attempt, future in self._pending.values()
             if attempt.response is None
+            and attempt.problem is None
+            and not attempt.timed_out
             and flow.recorded.attempts[attempt.index].response is not None
-        ]
+        }
         if waiting and self.closed_reason is None:
-            await asyncio.wait(waiting, timeout=self.timeout)
+            _done, late = await asyncio.wait(waiting, timeout=self.timeout)
+            for future in late:
+                waiting[future].timed_out = True
 
     # -- receiving ----------------------------------------------------------------
     def _closed(self, reason: str) -> None:
-        self.closed_reason = reason
-        for _flow, _attempt, future in self._pending.values():
+        if self.closed_reason is None:
+            self.closed_reason = reason
+        for _flow, attempt, future in self._pending.values():
+            if attempt.response is None and attempt.problem is None and not attempt.timed_out:
+                attempt.cut = True
             if not future.done():
                 future.set_result(None)
 
@@ -240,10 +278,18 @@ class Replayer:
 
     async def _answer(self, request: dict[str, Any]) -> None:
         method = request.get("method")
-        answer = self.plan.answer_for(
+        recorded = self.plan.recorded_request(
             method if isinstance(method, str) else None, request.get("params")
         )
         owner = self._current
+        if recorded is not None and recorded.answer is None:
+            # The recorded client never answered it either: neither does replay.
+            if owner is not None:
+                owner.notes.append(
+                    f"the live server sent {method}; not answered, as in the recording"
+                )
+            return
+        answer = copy.deepcopy(recorded.answer) if recorded is not None else None
         if answer is None and method == "ping":
             answer = {"result": {}}  # the one right answer, recorded or not
         elif answer is None:

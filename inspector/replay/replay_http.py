@@ -185,8 +185,12 @@ class HttpTransport:
             async with self._session.request(
                 method, self.url, data=item.data, headers=headers, allow_redirects=False
             ) as response:
+                first = not self.reached  # an error here: not the MCP endpoint at all
                 self.reached = True
-                started.set()
+                failed = response.status >= 400 and (method != "GET" or response.status != 405)
+                kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+                if not (first and failed) or kind == "text/event-stream":
+                    started.set()
                 self._answered(item, response)
                 self.emit(
                     Http(
@@ -196,18 +200,17 @@ class HttpTransport:
                         headers=[(k.lower(), v) for k, v in response.headers.items()],
                     )
                 )
-                kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
                 if kind == "text/event-stream":
                     await self._read_sse(x, response)
                     return
                 body = await response.read()
                 if kind == "application/json" and body.strip():
-                    self._message(x, body)
+                    self._message(x, body)  # a JSON-RPC error, maybe: the request's answer
                 elif body.strip():
                     end.body, end.body_b64 = text_fields(body[: 1 << 16])
-                if response.status >= 400 and (method != "GET" or response.status != 405):
-                    what = f"{method} {item.method or ''}".strip()
-                    self.on_note(f"{what} answered HTTP {response.status} {body[:120]!r}")
+                if failed:
+                    text = body if kind == "text/plain" else b""
+                    self._failed(item, method, response, text, first)
         except asyncio.CancelledError:
             end.reason = "client-closed"
             raise
@@ -216,11 +219,41 @@ class HttpTransport:
             problem = f"{exc or type(exc).__name__}"
             if not self.reached:
                 self.unreachable = f"cannot reach {self.url}: {problem}"
-            else:
+            elif item.failed is None or not item.failed(f"{method} failed: {problem}"):
                 self.on_note(f"{method} to {self.url} failed: {problem}")
         finally:
             started.set()
             self.emit(end)
+
+    def _failed(
+        self,
+        item: Outgoing,
+        method: str,
+        response: aiohttp.ClientResponse,
+        text: bytes,
+        first: bool,
+    ) -> None:
+        """An HTTP error status: the request it answered, unless the body was its
+        JSON-RPC response, ends at once with the status as its problem (no waiting for
+        the timeout). On the first exchange the replay stops: not an MCP endpoint."""
+        status = f"HTTP {response.status}" + (f" {response.reason}" if response.reason else "")
+        detail = " ".join(text[:120].decode("utf-8", "replace").split())
+        if detail:
+            status += f" ({detail})"
+        what = f"{method} {item.method or ''}".strip()
+        ended = item.failed is None or item.failed(status)  # False: it had its response
+        if first and ended:
+            hint = (
+                " (it may need a header the capture redacted: see --header)"
+                if response.status in (401, 403)
+                else ""
+            )
+            self.unreachable = (
+                f"{self.url} is not an MCP endpoint that can be replayed to: "
+                f"{what} answered {status}{hint}"
+            )
+        elif not ended or item.failed is None:
+            self.on_note(f"{what} answered {status}")
 
     def _answered(self, item: Outgoing, response: aiohttp.ClientResponse) -> None:
         session = response.headers.get("Mcp-Session-Id")

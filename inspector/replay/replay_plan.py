@@ -6,7 +6,8 @@ order: the handshake the recording made (a legacy ``initialize`` and its
 because it came first, then every request and notification the client sent.
 What the client sent in *answer* to the server (a legacy
 ``elicitation/create`` answered mid-call) is not a step: the live server asks
-again, and :meth:`ReplayPlan.answer_for` finds the recorded answer then.
+again, and :meth:`ReplayPlan.recorded_request` finds the recorded answer then
+(or that the recorded client never answered it: then nothing is sent).
 
 Each request step says whether replay must wait for its live response before
 the next step: it does when the recorded response arrived before the next
@@ -76,7 +77,7 @@ class RecordedServerRequest:
 
     method: str
     params: Any
-    answer: dict[str, Any]  # {"result": …} or {"error": …}
+    answer: dict[str, Any] | None  # {"result": …} or {"error": …}; None: never answered
     key: bytes
     used: bool = False
 
@@ -90,9 +91,10 @@ class ReplayPlan:
     transport: str
     notes: list[str] = field(default_factory=list)
 
-    def answer_for(self, method: str | None, params: Any) -> dict[str, Any] | None:
-        """The recorded answer to a live server request: the same method and params
-        first, else the first unused one of the same method, else any of it."""
+    def recorded_request(self, method: str | None, params: Any) -> RecordedServerRequest | None:
+        """The recorded server request a live one stands for: the same method and params
+        first, else the first unused one of the same method, else any of it; None when
+        the recorded server never sent that method."""
         same = [r for r in self.server_requests if r.method == method]
         if not same:
             return None
@@ -103,7 +105,13 @@ class ReplayPlan:
             or same[-1]
         )
         chosen.used = True
-        return copy.deepcopy(chosen.answer)
+        return chosen
+
+    def answer_for(self, method: str | None, params: Any) -> dict[str, Any] | None:
+        """The recorded client's answer to a live server request (see
+        :meth:`recorded_request`); None when there is none to give."""
+        chosen = self.recorded_request(method, params)
+        return copy.deepcopy(chosen.answer) if chosen is not None else None
 
 
 def decode(record: Msg) -> Any:
@@ -127,13 +135,17 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
     for flow in flows:
         for index, attempt in enumerate(flow.attempts):
             attempts[attempt.request.seq] = (flow, index)
-        if flow.sender == "s2c" and flow.attempts and flow.response is not None:
-            request, response = (
-                decode(flow.attempts[0].request.record),
-                decode(flow.response.record),
-            )
+        if flow.sender == "s2c" and flow.attempts:
+            # A request the recorded client never answered is kept too (answer None):
+            # replay then leaves the live one unanswered as well.
+            request = decode(flow.attempts[0].request.record)
+            response = decode(flow.response.record) if flow.response is not None else {}
             if isinstance(request, dict) and isinstance(response, dict):
-                answer = {k: v for k, v in response.items() if k in ("result", "error")}
+                answer = (
+                    {k: v for k, v in response.items() if k in ("result", "error")}
+                    if flow.response is not None
+                    else None
+                )
                 params = request.get("params")
                 server_requests.append(
                     RecordedServerRequest(

@@ -5,11 +5,14 @@ into a :class:`FlowReport`:
 
 - ``differences``: one per JSON Pointer where a live response differs from
   the recorded one (:func:`~inspector.replay.diff.compare_responses`, so the
-  id, volatile ``_meta`` members, timestamps, the opaque ``requestState`` and
-  the ``--ignore`` pointers never count), per MRTR attempt;
-- ``problems``: what differs but has no path: a response that never came, an
-  error where the recording has a result (also listed as differences), a
-  retry that could not be sent, a different number of progress notifications;
+  id, volatile ``_meta`` members and ``_meta`` timestamps, the opaque
+  ``requestState`` and the ``--ignore`` pointers never count), per MRTR
+  attempt;
+- ``problems``: what differs but has no path: a response that never came
+  (and why: the timeout, an HTTP error status, the server gone, with the
+  ``closed`` description the caller gives), an error where the recording has
+  a result (also listed as differences), a retry that could not be sent, a
+  different number of progress notifications;
 - ``notes``: information that is no difference (the progress count when it
   matches, a request the recording never answered, server requests answered).
 
@@ -80,7 +83,14 @@ def _outcome(message: dict[str, Any] | None) -> str:
     return "a result"
 
 
-def compare_flow(live: LiveFlow, ignore: Sequence[Pointer] = (), timeout: float = 0) -> FlowReport:
+def compare_flow(
+    live: LiveFlow,
+    ignore: Sequence[Pointer] = (),
+    timeout: float = 0,
+    closed: str | None = None,
+) -> FlowReport:
+    """``closed``: how the live server went away mid-replay (e.g. "the server exited
+    (code 1)"), the reason given for what it left unanswered or unsent."""
     recorded = live.recorded
     report = FlowReport(
         recorded.number,
@@ -98,13 +108,15 @@ def compare_flow(live: LiveFlow, ignore: Sequence[Pointer] = (), timeout: float 
         mine = sent.get(index)
         if mine is None:
             if not live.stopped:
-                report.problems.append(f"{label}not sent")
+                why = f": {closed}" if closed else ""
+                report.problems.append(f"{label}not sent{why}")
             continue
         want = decode(attempt.response.record) if attempt.response is not None else None
         got = mine.response
         if not isinstance(want, dict):
             if got is None:
-                report.notes.append(f"{label}no response, as recorded ({recorded.status})")
+                why = f"; live: {mine.problem}" if mine.problem else ""
+                report.notes.append(f"{label}no response, as recorded ({recorded.status}){why}")
             else:
                 report.notes.append(
                     f"{label}the live server answered {_outcome(got)}; the recording has no"
@@ -112,8 +124,13 @@ def compare_flow(live: LiveFlow, ignore: Sequence[Pointer] = (), timeout: float 
                 )
             continue
         if got is None:
-            waited = f" within {timeout:g} s" if timeout else ""
-            report.problems.append(f"{label}no live response{waited}; recorded {_outcome(want)}")
+            if mine.problem:
+                why = f": {mine.problem}"
+            elif mine.cut:
+                why = f": {closed or 'the server went away'}"
+            else:
+                why = f" within {timeout:g} s" if timeout else ""
+            report.problems.append(f"{label}no live response{why}; recorded {_outcome(want)}")
             continue
         if ("error" in want) != ("error" in got):
             report.problems.append(f"{label}recorded {_outcome(want)}, live {_outcome(got)}")
@@ -124,7 +141,9 @@ def compare_flow(live: LiveFlow, ignore: Sequence[Pointer] = (), timeout: float 
             )
         report.differences += compare_responses(want, got, ignore, index + 1)
     recorded_count, live_count = report.progress
-    if recorded_count != live_count:
+    if not live.attempts:
+        pass  # never sent: "not sent" says it all
+    elif recorded_count != live_count:
         report.problems.append(
             f"progress notifications: {recorded_count} recorded, {live_count} live"
         )

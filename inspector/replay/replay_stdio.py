@@ -31,6 +31,8 @@ class StdioTransport:
         self._readers: list[asyncio.Task[None]] = []
         self._closed: Closed = lambda _reason: None
         self._closing = False
+        self.reason: str | None = None  # why the session ended early (the server's doing)
+        self.stopped = False  # mcpeek had to SIGTERM/SIGKILL it at the end
 
     async def start(self, deliver: Deliver, closed: Closed) -> None:
         self._closed = closed
@@ -66,7 +68,7 @@ class StdioTransport:
                 deliver(data)
         self.emit(Event(event="server-eof"))
         if not self._closing:  # not our doing: the server went away on its own
-            self._closed("the server closed its stdout")
+            self._went_away("the server closed its stdout")
 
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -84,7 +86,12 @@ class StdioTransport:
             process.stdin.write(item.data + b"\n")
             await process.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            self._closed("the server closed its stdin")
+            self._went_away("the server closed its stdin")
+
+    def _went_away(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self._closed(reason)
 
     async def close(self) -> None:
         process = self._process
@@ -99,6 +106,7 @@ class StdioTransport:
             if stop is not None:
                 with contextlib.suppress(ProcessLookupError):
                     stop()
+                    self.stopped = True
             try:
                 await asyncio.wait_for(process.wait(), self.grace)
                 break
@@ -113,10 +121,15 @@ class StdioTransport:
         else:
             self.emit(Event(event="exit", code=code))
 
-    def describe_exit(self) -> str:
+    def describe_exit(self, when: str = "") -> str:
+        """How the server went away, for the report: ``when`` (e.g. " before answering
+        anything") follows the cause. A server that mcpeek had to stop is not said to
+        have exited by the signal mcpeek sent it."""
         process = self._process
+        if self.stopped:
+            return f"{self.reason or 'the server stopped answering'}{when}; mcpeek stopped it"
         if process is None or process.returncode is None:
-            return "the server stopped answering"
+            return f"the server stopped answering{when}"
         code = process.returncode
         how = f"signal {-code}" if code < 0 else f"code {code}"
-        return f"the server exited ({how})"
+        return f"the server exited ({how}){when}"

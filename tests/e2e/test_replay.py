@@ -23,6 +23,7 @@ from tests.e2e.recording import record_http, record_stdio
 from tests.e2e.test_sdk_http import free_port, running
 
 pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[2]
 
 
 def replay(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -176,3 +177,55 @@ def test_replay_mrtr_over_stdio_with_the_live_request_state(tmp_path: Path) -> N
     assert "flow 2 tools/call confirm (id 2, 3 → 2): DIFFERENT" in changed.stdout
     assert "without asking for input" in changed.stdout
     assert '  + [attempt 1] /result/resultType: "complete"' in changed.stdout
+
+
+def test_replay_against_a_mock_leaves_unanswered_server_requests_unanswered() -> None:
+    # violations.jsonl: the recorded server sent a request (a list_changed with an id)
+    # that the recorded client never answered. Regression: replay answered it with an
+    # error and called the flow different.
+    capture = str(REPO / "captures" / "violations.jsonl")
+    mock = mcpeek_argv("serve", capture, "--timing", "fast", "-q")
+    result = replay(capture, "--no-check", "--format", "json", "--", *mock)
+    flows = {f["flow"]: f for f in flows_of(result.stdout)}
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert all(f["same"] for f in flows.values())
+    assert any("not answered, as in the recording" in note for note in flows[5]["notes"])
+
+
+def structured(path: Path, values: dict[str, Any]) -> Path:
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", {}, id=1)
+    b.result(1, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, **CACHE})
+    b.request("tools/call", {"name": "e", "arguments": {}}, id=2)
+    b.result(2, {"content": [], "structuredContent": values})
+    return b.save(path)
+
+
+def test_ignore_covers_a_list_item_and_escaped_keys_present_on_one_side(tmp_path: Path) -> None:
+    # Regression: --ignore .../list/2 still reported "- null / + (absent)" (3 was recorded).
+    recorded = structured(tmp_path / "a.jsonl", {"a/b": 1, "c~d": 1, "list": [1, 2, 3]})
+    live = structured(tmp_path / "b.jsonl", {"a/b": 2, "c~d": 2, "list": [1, 2]})
+    mock = mcpeek_argv("serve", str(live), "--timing", "fast", "-q")
+    list_only = replay(
+        str(recorded), "--no-check", "--ignore", "/result/structuredContent/list/2", "--", *mock
+    )
+    assert list_only.returncode == 1, list_only.stdout + list_only.stderr
+    assert "list/2" not in list_only.stdout
+    assert "  - /result/structuredContent/a~1b: 1" in list_only.stdout
+    ignore = [
+        "--ignore",
+        "/result/structuredContent/a~1b",
+        "--ignore",
+        "/result/structuredContent/c~0d",
+    ]
+    everything = replay(
+        str(recorded),
+        "--no-check",
+        "--ignore",
+        "/result/structuredContent/list/2",
+        *ignore,
+        "--",
+        *mock,
+    )
+    assert everything.returncode == 0, everything.stdout + everything.stderr
+    assert "2 flows, 2 same, 0 different" in everything.stdout

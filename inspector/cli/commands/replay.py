@@ -7,9 +7,10 @@ one (``initialize`` or ``server/discover``); on HTTP the live session id
 replaces the recorded one; a multi round-trip retry carries the
 ``requestState`` the live server issued; requests from the live server get
 the recorded client's answers. Each live response is compared with the
-recorded one, ignoring the id, volatile ``_meta`` members, timestamps and
-the ``--ignore`` JSON Pointers (relative to the response message, e.g.
-``/result/content/0/text``); the spec rules check the live traffic too.
+recorded one, ignoring the id, volatile ``_meta`` members (timestamps in
+``_meta`` included) and the ``--ignore`` JSON Pointers (relative to the
+response message, e.g. ``/result/content/0/text``); the spec rules check the
+live traffic too.
 
 Exit code: 0 when every flow matched and the server broke no rule (at
 error severity), 1 when anything differs or it did, 2 on a usage error, an
@@ -80,8 +81,8 @@ class ReplayCommand(Command):
             raise UsageError(
                 "replay needs a server: '-- CMD [ARG...]' (stdio) or '--url URL' (HTTP), not both"
             )
-        if args.url and not args.url.startswith(("http://", "https://")):
-            raise UsageError(f"--url must be an http:// or https:// URL, not {args.url!r}")
+        if args.url:
+            _check_url(args.url)
         if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be a positive number of seconds")
         try:
@@ -136,6 +137,30 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-check", action="store_true", help="do not run the spec rules on the live traffic"
     )
+
+
+def _check_url(url: str) -> None:
+    """``--url`` must be an http(s) URL with a host (and a valid port, if any)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises on a port that is not a number in 0-65535
+    except ValueError as exc:
+        raise UsageError(f"--url {url!r} is not a valid URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(f"--url must be an http:// or https:// URL, not {url!r}")
+    if not parts.hostname:
+        raise UsageError(f"--url {url!r} names no host")
+
+
+def _went_away(transport: object, reason: str, when: str = "") -> str:
+    """How the live server went away mid-replay (a stdio server: how it exited)."""
+    from inspector.replay.replay_stdio import StdioTransport
+
+    if isinstance(transport, StdioTransport):
+        return transport.describe_exit(when)
+    return f"{reason}{when}"
 
 
 def _header(text: str) -> tuple[str, str]:
@@ -205,22 +230,25 @@ class _Session:
             tape.finish()
             if tape.error is not None:
                 print(f"mcpeek: {tape.error}", file=sys.stderr)
-        if replayer.answered == 0 and replayer.closed_reason is not None:
-            what = (
-                transport.describe_exit()
-                if isinstance(transport, StdioTransport)
-                else replayer.closed_reason
-            )
-            raise UsageError(f"{what} before answering anything")
-        return self._report(live, [v for v in found if tape.side(v.msgs) == "s2c"])
+        closed: str | None = None
+        if replayer.closed_reason is not None:
+            reason = replayer.closed_reason
+            if replayer.answered == 0:
+                raise UsageError(_went_away(transport, reason, " before answering anything"))
+            closed = _went_away(transport, reason)
+            self.notes.append(f"{closed} during the replay")
+        violations = [v for v in found if tape.side(v.msgs) == "s2c"]
+        return self._report(live, violations, closed)
 
-    def _report(self, live: list[LiveFlow], violations: list[Reported]) -> int:
+    def _report(
+        self, live: list[LiveFlow], violations: list[Reported], closed: str | None = None
+    ) -> int:
         import msgspec
 
         from inspector.replay.replay_report import compare_flow, write_json, write_text
         from rules.engine import flag_line
 
-        reports = [compare_flow(flow, self.ignore, self.args.timeout) for flow in live]
+        reports = [compare_flow(flow, self.ignore, self.args.timeout, closed) for flow in live]
         shown = [v for v in violations if v.severity in ("error", "warning")]
         try:
             if self.args.format == "json":

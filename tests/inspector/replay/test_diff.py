@@ -134,3 +134,35 @@ def test_an_error_where_a_result_was_recorded() -> None:
 
 def test_difference_to_json_leaves_out_the_absent_side() -> None:
     assert Difference("/a", MISSING, 1).to_json() == {"path": "/a", "attempt": 1, "live": 1}
+
+
+def test_an_ignored_list_item_missing_on_one_side_is_no_difference() -> None:
+    # Regression: the item was turned into null on one side only, so it still differed
+    # (and showed null where 3 was recorded).
+    recorded = response(2, {"structuredContent": {"list": [1, 2, 3], "n": 1}})
+    live = response(2, {"structuredContent": {"list": [1, 2], "n": 1}})
+    ignore = parse_pointers(["/result/structuredContent/list/2"])
+    assert compare_responses(recorded, live, ignore) == []
+    assert compare_responses(live, recorded, ignore) == []
+    assert compare_responses(recorded, live) == [
+        Difference("/result/structuredContent/list/2", 3, MISSING)
+    ]
+
+
+def test_ignored_pointers_skip_whole_subtrees_and_match_escaped_keys() -> None:
+    recorded = response(1, {"a/b": 1, "c~d": {"x": [1]}, "keep": 1})
+    live = response(1, {"a/b": 2, "c~d": {"x": [2, 3]}, "keep": 2})
+    ignore = parse_pointers(["/result/a~1b", "/result/c~0d"])
+    assert compare_responses(recorded, live, ignore) == [Difference("/result/keep", 1, 2)]
+    assert diff([1, [2, 3]], [1, [4]], ignore=parse_pointers(["/1"])) == []
+
+
+def test_timestamps_outside_meta_are_compared() -> None:
+    # What docs/replay.md promises: only _meta members that look like a timestamp are
+    # ignored; one in a result is a difference unless --ignore names it.
+    recorded = response(1, {"createdAt": "2026-11-30T09:00:00Z"})
+    live = response(1, {"createdAt": "2026-12-01T10:00:00Z"})
+    assert compare_responses(recorded, live) == [
+        Difference("/result/createdAt", "2026-11-30T09:00:00Z", "2026-12-01T10:00:00Z")
+    ]
+    assert compare_responses(recorded, live, parse_pointers(["/result/createdAt"])) == []

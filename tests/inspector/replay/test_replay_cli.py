@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import socket
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +27,53 @@ def weather_capture(path: Path) -> Path:
     return b.save(path)
 
 
+# A server that closes its stdin and keeps running: mcpeek has to stop it.
+IGNORES_STDIN = "import os, time; os.close(0); time.sleep(60)"
+
+# A stdio server that answers its first N requests, then exits with CODE.
+DIES_AFTER = """
+import json, sys
+n, code = int(sys.argv[1]), int(sys.argv[2])
+for i, line in enumerate(sys.stdin):
+    if i >= n:
+        sys.exit(code)
+    m = json.loads(line)
+    if "id" in m and "method" in m:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"ok": True}}), flush=True)
+sys.exit(code)
+"""
+
+Answer = tuple[int, str, bytes]  # status, content type, body
+
+
+@contextlib.contextmanager
+def http_server(answer: Callable[[dict[str, Any]], Answer]) -> Iterator[str]:
+    """A tiny HTTP endpoint on a free loopback port, answering each POSTed message."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            status, kind, body = answer(message)
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -33,12 +86,20 @@ def closed_port() -> int:
         (["replay", "{cap}"], "replay needs a server"),
         (["replay", "{cap}", "--url", "http://x/", "--", "true"], "not both"),
         (["replay", "{cap}", "--url", "ftp://x/"], "--url must be an http"),
+        (["replay", "{cap}", "--url", "http://[::1/mcp"], "is not a valid URL"),
+        (["replay", "{cap}", "--url", "http://x:port/mcp"], "is not a valid URL"),
+        (["replay", "{cap}", "--url", "http:///mcp"], "names no host"),
         (["replay", "{cap}", "--ignore", "result", "--", "true"], "--ignore: JSON Pointer"),
         (["replay", "{cap}", "--timeout", "0", "--", "true"], "--timeout must be a positive"),
         (["replay", "{cap}", "-H", "nocolon", "--url", "http://x/"], "--header must look like"),
         (["replay", "{dir}/missing.jsonl", "--", "true"], "no such file"),
         (["replay", "{cap}", "--", "{dir}/no-such-server"], "cannot start the server"),
         (["replay", "{cap}", "--", "false"], "the server exited (code 1) before answering"),
+        (
+            ["replay", "{cap2}", "--timeout", "1", "--", sys.executable, "-c", IGNORES_STDIN],
+            "the server closed its stdin before answering anything; mcpeek stopped it",
+        ),
+        (["replay", "{cap}", "--url", "{http_error}/mcp"], "not an MCP endpoint"),
         (["replay", "{cap}", "--url", "http://127.0.0.1:{port}/mcp"], "cannot reach"),
     ],
 )
@@ -46,11 +107,18 @@ def test_usage_errors_and_unreachable_servers_exit_2_with_one_line(
     argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cap = weather_capture(tmp_path / "cap.jsonl")
-    values = {"cap": str(cap), "dir": str(tmp_path), "port": str(closed_port())}
-    assert main([a.format(**values) for a in argv]) == 2
+    with http_server(lambda _message: (501, "text/html", b"<p>no POST here</p>")) as url:
+        values = {
+            "cap": str(cap),
+            "cap2": str(modern_capture(tmp_path / "cap2.jsonl")),
+            "dir": str(tmp_path),
+            "port": str(closed_port()),
+            "http_error": url,
+        }
+        assert main([a.format(**values) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "signal" not in err
     assert len(err.strip().splitlines()) == 1 and err.startswith("mcpeek: ")
 
 
@@ -91,3 +159,57 @@ def test_options_may_follow_the_file_and_json_is_one_object_per_flow(
     ignore = ["--ignore", "/result/tools/0/description", "--ignore", "/result/tools/0/inputSchema"]
     assert main(["replay", str(cap), *ignore, "--", *server]) == 0
     assert "2 flows, 2 same, 0 different" in capsys.readouterr().out
+
+
+def modern_capture(path: Path, calls: int = 2) -> Path:
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", {}, id=1)
+    b.result(1, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+    for n in range(calls):
+        b.request("tools/call", {"name": "add", "arguments": {"a": n, "b": 1}}, id=2 + n)
+        b.result(2 + n, {"content": [{"type": "text", "text": str(n + 1)}]})
+    return b.save(path)
+
+
+def test_http_errors_end_each_flow_at_once_with_the_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: each request waited the whole --timeout, then "no live response".
+    cap = modern_capture(tmp_path / "cap.jsonl")
+
+    def answer(message: dict[str, Any]) -> Answer:
+        if message.get("method") == "server/discover":
+            body = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}}
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": body}
+            return 200, "application/json", json.dumps(reply).encode()
+        return 500, "text/plain", b"the tool broke"
+
+    with http_server(answer) as url:
+        started = time.monotonic()
+        code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
+        elapsed = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert elapsed < 4, out  # two failed calls, no timeout waited
+    problem = "no live response: HTTP 500 Internal Server Error (the tool broke); recorded a result"
+    assert out.count(f"  ! {problem}") == 2, out
+    assert "within" not in out
+
+
+def test_a_server_that_exits_mid_replay_is_named_as_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: "no live response within 10 s" though it took no time, exit unsaid.
+    cap = modern_capture(tmp_path / "cap.jsonl", calls=3)
+    server = tmp_path / "dies_after.py"
+    server.write_text(DIES_AFTER)
+    started = time.monotonic()
+    code = main(["replay", str(cap), "--no-check", "--", sys.executable, str(server), "2", "1"])
+    elapsed = time.monotonic() - started
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert elapsed < 8, out  # not the default 10 s timeout
+    assert "note: the server exited (code 1) during the replay" in out
+    assert "  ! no live response: the server exited (code 1); recorded a result" in out
+    assert "  ! not sent: the server exited (code 1)" in out
+    assert "within" not in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -263,3 +264,75 @@ def test_json_format_is_one_object_per_flow() -> None:
         "live": "Rainy in Paris",
     }
     assert lines[2]["different"] == 2  # both calls now say "Rainy in Paris"
+
+
+def test_a_server_request_the_recorded_client_left_unanswered_is_left_unanswered() -> None:
+    # Regression: it got a JSON-RPC error and the flow a problem ("which the recording
+    # never did"), a false difference.
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "get_weather"}, id=5)
+    b.request("notifications/tools/list_changed", id="n1", dir="s2c")
+    b.result(5, {"content": [{"type": "text", "text": "Sunny"}]})
+
+    def handle(message: Message) -> Iterable[Message]:
+        if message.get("method") == "tools/call":
+            yield {"jsonrpc": "2.0", "id": "n1", "method": "notifications/tools/list_changed"}
+            yield result(message, {"content": [{"type": "text", "text": "Sunny"}]})
+
+    flows, server = replay(plan_of(b), handle)
+    assert [m.get("method") for m in server.sent] == ["tools/call"]  # no answer sent
+    report = compare_flow(flows[0])
+    assert report.same, text_lines(report)
+    assert any("not answered, as in the recording" in n for n in report.notes)
+
+
+class FailingServer(FakeServer):
+    """A transport whose exchanges fail like an HTTP endpoint answering an error status."""
+
+    async def send(self, item: Outgoing) -> None:
+        await super().send(item)
+        if item.failed is not None:
+            item.failed("HTTP 500 Internal Server Error (boom)")
+
+
+def test_a_failed_exchange_ends_the_wait_at_once_with_its_reason() -> None:
+    # Regression: an HTTP error left the request waiting for the full timeout, then
+    # reported as "no live response within N s".
+    server = FailingServer(lambda _message: ())
+    started = time.monotonic()
+    flows = asyncio.run(Replayer(plan_of(weather_capture()), server, timeout=5).run())
+    assert time.monotonic() - started < 2
+    reports = [compare_flow(f, timeout=5) for f in flows]
+    assert [r.problems for r in reports] == [
+        ["no live response: HTTP 500 Internal Server Error (boom); recorded a result"]
+    ] * 2
+
+
+class DyingServer(FakeServer):
+    """Answers the first request, then goes away like a process that exited."""
+
+    async def send(self, item: Outgoing) -> None:
+        if self.sent:
+            assert self.closed is not None
+            asyncio.get_running_loop().call_soon(self.closed, "the server closed its stdout")
+            return
+        await super().send(item)
+
+
+def test_a_server_gone_mid_replay_is_the_reason_given_not_the_timeout() -> None:
+    # Regression: the flows it left said "no live response within 10 s" though it took
+    # no time, and its exit was not mentioned.
+    b = weather_capture()
+    b.request("ping", id=41)
+    b.result(41, {})
+    server = DyingServer(weather("Sunny in Paris"))
+    replayer = Replayer(plan_of(b), server, timeout=5)
+    started = time.monotonic()
+    flows = asyncio.run(replayer.run())
+    assert time.monotonic() - started < 2
+    assert replayer.closed_reason == "the server closed its stdout"
+    gone = "the server exited (code 1)"
+    first, second, ping = (compare_flow(f, timeout=5, closed=gone) for f in flows)
+    assert first.same
+    assert second.problems == [f"no live response: {gone}; recorded a result"]
+    assert ping.problems == [f"not sent: {gone}"]

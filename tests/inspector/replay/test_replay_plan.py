@@ -72,6 +72,18 @@ def test_the_best_recorded_answer_matches_params_first() -> None:
     assert plan.answer_for("roots/list", {"n": 9}) == {"result": {"roots": ["two"]}}  # reused
 
 
+def test_a_server_request_the_recorded_client_never_answered_is_planned_too() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "t"}, id=1)
+    b.request("notifications/tools/list_changed", id="n1", dir="s2c")  # a bad server's
+    b.result(1, {"content": []})
+    plan = plan_of(b)
+    recorded = plan.recorded_request("notifications/tools/list_changed", None)
+    assert recorded is not None and recorded.answer is None  # known, and not answered
+    assert plan.answer_for("notifications/tools/list_changed", None) is None
+    assert plan.recorded_request("roots/list", None) is None  # never sent at all
+
+
 def test_a_request_waits_only_when_its_answer_came_before_the_next_client_message() -> None:
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "slow"}, id=1)
