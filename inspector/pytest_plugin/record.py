@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 RECORD_MODES = ("once", "new", "none", "all")
 MARKER_OPTIONS = ("fail_on", "capture_dir", "name", "mode", "ignore", "ignore_rules", "timing")
 UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]=,+]+")
-NAME_LIMIT = 150
+NAME_LIMIT = 150  # characters of a capture name (without .N, .failed and .jsonl)
+HASH_LENGTH = 8  # hex digits of the hash that keeps changed names apart
 
 
 def record_mode(config: pytest.Config) -> str:
@@ -45,9 +47,19 @@ def record_mode(config: pytest.Config) -> str:
 
 
 def test_name(item: pytest.Item) -> str:
-    """``test_x[a-1]``, ``TestClass.test_y``: the node id after the file, made a file name."""
+    """``test_x[a-1]``, ``TestClass.test_y``: the node id after the file, made a file name.
+
+    When that takes replacing characters (``test_x[Paris/1]`` → ``test_x[Paris_1]``) or
+    cutting it to :data:`NAME_LIMIT`, a short hash of the node id after the file is
+    appended (``test_x[Paris_1]-e4707314``), so two tests never share a capture
+    (``test_x[Paris:1]`` is ``test_x[Paris_1]-79321b3e``)."""
     name = item.nodeid.split("::", 1)[1] if "::" in item.nodeid else item.name
-    return UNSAFE.sub("_", name.replace("::", "."))[:NAME_LIMIT] or "test"
+    plain = name.replace("::", ".")
+    safe = UNSAFE.sub("_", plain)
+    if safe == plain and len(safe) <= NAME_LIMIT:
+        return safe or "test"
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_LENGTH]
+    return f"{safe[: NAME_LIMIT - HASH_LENGTH - 1]}-{digest}"
 
 
 def capture_base(item: pytest.Item, options: dict[str, Any]) -> Path:

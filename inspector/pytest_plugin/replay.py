@@ -33,10 +33,16 @@ def resolve_capture(item: pytest.Item, path: str | Path) -> Path:
         tried = [given]
     else:
         tried = [item.path.parent / given, item.config.rootpath / given]
+    tried = list(dict.fromkeys(tried))  # the test file may be in the rootdir
     for candidate in tried:
         if candidate.is_file():
             return candidate
-    places = " nor ".join(str(p) for p in dict.fromkeys(tried))
+    for candidate in tried:
+        if candidate.is_dir():
+            raise PluginError(f"capture {str(path)!r}: {candidate} is a directory, not a capture")
+    if len(tried) == 1:
+        raise PluginError(f"no capture {str(path)!r}: {tried[0]} does not exist")
+    places = " nor ".join(str(p) for p in tried)
     raise PluginError(f"no capture {str(path)!r}: neither {places} exists")
 
 

@@ -125,7 +125,7 @@ def test_capture_locations(pytester: pytest.Pytester) -> None:
             def test_param(mcp_record, city):
                 assert mcp_record.capture_path().parent == HERE / "captures/test_where"
                 assert mcp_record.capture_path().name in (
-                    "test_param[Paris].jsonl", "test_param[New_York_NY].jsonl"
+                    "test_param[Paris].jsonl", "test_param[New_York_NY]-fe2e95a9.jsonl"
                 )
 
             class TestGroup:
@@ -137,6 +137,35 @@ def test_capture_locations(pytester: pytest.Pytester) -> None:
                 assert mcp_record.capture_path() == HERE / "fixtures/mcp/shared.jsonl"
             """
         }
+    )
+    inner(pytester).assert_outcomes(passed=5)
+
+
+def test_ids_that_differ_only_in_replaced_characters_get_captures_of_their_own(
+    pytester: pytest.Pytester,
+) -> None:
+    # Regression: "Paris/1" and "Paris:1" both became test_w[Paris_1].jsonl, so the
+    # second test replayed the first one's capture.
+    pytester.makepyfile(
+        test_ids="""
+        import hashlib
+        import pytest
+
+        NAMES = {}
+
+        @pytest.mark.parametrize("city", ["Paris/1", "Paris:1", "Paris_1", "x" * 200])
+        def test_w(mcp_record, city):
+            NAMES[city] = mcp_record.capture_path().name
+
+        def test_names():
+            assert NAMES["Paris/1"] == "test_w[Paris_1]-de710997.jsonl"
+            assert NAMES["Paris:1"] == "test_w[Paris_1]-89b423f3.jsonl"
+            assert NAMES["Paris_1"] == "test_w[Paris_1].jsonl"  # nothing replaced: no hash
+            long = NAMES["x" * 200].removesuffix(".jsonl")
+            digest = hashlib.sha256(f"test_w[{'x' * 200}]".encode()).hexdigest()[:8]
+            assert len(long) == 150 and long.endswith(f"-{digest}")
+            assert long.startswith("test_w[xxx")
+        """
     )
     inner(pytester).assert_outcomes(passed=5)
 
@@ -251,12 +280,26 @@ def test_mcp_replay_finds_captures_next_to_the_test_then_in_the_rootdir(
 
             def test_missing(mcp_replay):
                 mcp_replay("captures/nope.jsonl")
+
+            def test_absolute_missing(mcp_replay):
+                mcp_replay(Path(__file__).parent / "gone.jsonl")
+
+            def test_directory(mcp_replay):
+                mcp_replay("captures")
             """
         }
     )
     result = inner(pytester)
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=3)
     result.stdout.fnmatch_lines(["*mcp_replay: no capture 'captures/nope.jsonl': neither * nor *"])
+    # Regression: one place tried said "neither", a directory "neither ... exists".
+    result.stdout.fnmatch_lines(
+        ["*mcp_replay: no capture '*gone.jsonl': *gone.jsonl does not exist"]
+    )
+    result.stdout.fnmatch_lines(
+        ["*mcp_replay: capture 'captures': *suite/captures is a directory, not a capture"]
+    )
+    assert not [line for line in result.outlines if "gone.jsonl" in line and "neither" in line]
 
 
 def test_replay_reports_what_the_capture_cannot_answer(pytester: pytest.Pytester) -> None:
