@@ -4,9 +4,11 @@ A reader never raises on what it finds *inside* a file: a line that is not a
 record is skipped and noted in :attr:`CaptureReader.problems`, an unknown
 record kind or field is ignored (forward compatibility), and an incomplete
 last line is left alone (the writer crashed, or is still writing; in follow
-mode the reader waits for the rest). It raises :class:`CaptureError`, with a
-message meant for the user, only when the file as a whole cannot be read: it
-is missing, it is not a capture, or it was written by a newer mcpeek.
+mode the reader waits for the rest). A gzip file that is truncated or corrupt
+gives the records before the damage, and the damage is noted. It raises
+:class:`CaptureError`, with a message meant for the user, only when the file
+as a whole cannot be read: it is missing, it is damaged before its header
+line, it is not a capture, or it was written by a newer mcpeek.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from __future__ import annotations
 import gzip
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,6 +28,13 @@ import msgspec
 from inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
 
 CHUNK_SIZE = 1 << 20
+# A gzip stream is read in smaller steps with ``read1()``: when it turns out
+# truncated or corrupt, a read loses all it had decompressed (``read()`` of a
+# whole chunk would drop everything before the damage). A truncated stream
+# loses nothing this way; a corrupt one is read again up to the damage in
+# ``SALVAGE_CHUNK_SIZE`` steps (see ``CaptureReader._salvage_reader``).
+GZIP_CHUNK_SIZE = 1 << 16
+SALVAGE_CHUNK_SIZE = 64
 
 
 class CaptureError(Exception):
@@ -50,10 +62,10 @@ class CaptureReader:
         self._line_no = 0
         self.bytes_read = 0  # of the (decompressed) file, for progress indicators
 
-    def _open(self) -> BinaryIO:
+    def _open(self) -> BinaryIO | gzip.GzipFile:
         try:
             if self.path.suffix == ".gz":
-                return gzip.GzipFile(self.path, "rb")  # type: ignore[return-value]
+                return gzip.GzipFile(self.path, "rb")
             return open(self.path, "rb")
         except FileNotFoundError:
             raise CaptureError(f"{self.path}: no such file") from None
@@ -71,14 +83,28 @@ class CaptureReader:
         idle_timeout: float | None = None,
     ) -> Iterator[AnyRecord]:
         """Yield every record after the header (the header is in :attr:`header`)."""
-        with self._open() as stream:
+        read_error: str | None = None
+        with ExitStack() as files:
+            stream = self._open()
+            files.callback(stream.close)
+            salvage = isinstance(stream, gzip.GzipFile)
+            read: Callable[[], bytes] = (
+                partial(stream.read1, GZIP_CHUNK_SIZE)
+                if isinstance(stream, gzip.GzipFile)
+                else partial(stream.read, CHUNK_SIZE)
+            )
             pieces: list[bytes] = []  # an unfinished line, kept in pieces: no re-scans
             last_data = time.monotonic()
             while True:
                 try:
-                    chunk = stream.read(CHUNK_SIZE)
-                except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                    self.problems.append(f"read stopped: {exc}")
+                    chunk = read()
+                except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+                    if salvage and isinstance(exc, zlib.error):
+                        salvage = False  # read again what the failed read decompressed
+                        read = self._salvage_reader(files, self.bytes_read)
+                        continue
+                    read_error = _read_error(exc)
+                    self.problems.append(f"read stopped: {read_error}")
                     chunk = b""
                     follow = False
                 if chunk:
@@ -105,7 +131,27 @@ class CaptureReader:
                     f"line {self._line_no + 1}: incomplete last line ({len(tail)} bytes) ignored"
                 )
         if self.header is None:
+            if read_error is not None:
+                raise CaptureError(f"{self.path}: cannot read: {read_error}")
             raise CaptureError(f"{self.path}: empty file, not an mcpeek capture")
+
+    def _salvage_reader(self, files: ExitStack, offset: int) -> Callable[[], bytes]:
+        """Read a damaged gzip file again from ``offset`` in tiny steps, up to the damage.
+
+        The read that met the damage lost all it had decompressed, up to
+        ``GZIP_CHUNK_SIZE`` bytes of whole records; reading them again this way
+        loses under ``SALVAGE_CHUNK_SIZE`` bytes. Opening and seeking happen in
+        the first read, so that their errors are met (and noted) like any other.
+        """
+        streams: list[gzip.GzipFile] = []
+
+        def read() -> bytes:
+            if not streams:
+                streams.append(files.enter_context(gzip.GzipFile(self.path, "rb")))
+                streams[0].seek(offset)
+            return streams[0].read1(SALVAGE_CHUNK_SIZE)
+
+        return read
 
     def _decode_block(self, block: bytes) -> Iterator[AnyRecord]:
         """Whole lines: decoded in one call when they are all good records."""
@@ -166,6 +212,15 @@ class CaptureReader:
             return msgspec.convert(raw, Header)
         except msgspec.ValidationError as exc:
             raise CaptureError(f"{self.path}: bad capture header: {exc}") from None
+
+
+def _read_error(exc: BaseException) -> str:
+    """Why reading stopped, for the user: damaged gzip data is said to be so."""
+    if isinstance(exc, zlib.error):
+        return f"corrupt compressed data ({exc})"
+    if isinstance(exc, EOFError):
+        return f"truncated compressed file ({exc})"
+    return str(exc)
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[Header, list[AnyRecord], list[str]]:
