@@ -20,6 +20,8 @@ class Command:
     name: ClassVar[str] = ""
     help: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: Place in ``mcpeek --help``: the proxies first, then what reads captures.
+    order: ClassVar[int] = 50
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mcpeek {__version__}")
     sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
-    for name, cls in Command.registry.items():
+    listed = sorted(Command.registry.items(), key=lambda kv: (kv[1].order, kv[0]))
+    for name, cls in listed:
         command = cls()
         sub_parser = sub.add_parser(
             name,

@@ -42,6 +42,7 @@ INTRO = (
 
 class DemoCommand(Command):
     name = "demo"
+    order = 80
     help = "a live MCP session through mcpeek, with two deliberate violations (no set-up)"
     description = __doc__ or ""
 

@@ -37,6 +37,7 @@ DEFAULT_LISTEN = "127.0.0.1:6280"
 
 class HttpCommand(Command):
     name = "http"
+    order = 20
     help = "reverse-proxy a Streamable HTTP MCP server: relay, record and check its traffic"
     description = __doc__ or ""
 

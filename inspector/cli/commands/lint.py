@@ -26,6 +26,7 @@ LEVELS = ("error", "warning", "info")
 
 class LintCommand(Command):
     name = "lint"
+    order = 50
     help = "check capture files against the MCP spec's rules"
     description = __doc__ or ""
 

@@ -39,6 +39,7 @@ DEFAULT_TIMEOUT = 10.0
 
 class ReplayCommand(Command):
     name = "replay"
+    order = 70
     help = "re-send the client side of a capture to a live server and diff the answers"
     description = __doc__ or ""
 

@@ -10,6 +10,7 @@ from inspector.cli.base import Command
 
 class RulesCommand(Command):
     name = "rules"
+    order = 55
     help = "list the rule catalog"
     description = __doc__ or ""
 

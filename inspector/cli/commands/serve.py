@@ -36,6 +36,7 @@ NOT_THE_CLIENTS = frozenset({"request.unanswered", "inspector.rule-crashed"})
 
 class ServeCommand(Command):
     name = "serve"
+    order = 60
     help = "serve a capture's server side as a mock MCP server (stdio or HTTP)"
     description = __doc__ or ""
 

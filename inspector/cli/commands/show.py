@@ -28,6 +28,7 @@ from inspector.views.flowline import FlowPrinter
 
 class ShowCommand(Command):
     name = "show"
+    order = 40
     help = "print the flows of a capture, one line each (headless)"
     description = __doc__ or ""
 

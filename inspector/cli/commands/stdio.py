@@ -30,6 +30,7 @@ from inspector.proxy.tap import StdioTap
 
 class StdioCommand(Command):
     name = "stdio"
+    order = 10
     help = "wrap a stdio MCP server: relay, record and check its traffic"
     description = __doc__ or ""
 

@@ -20,11 +20,18 @@ from inspector.paths import capture_dir
 
 class ViewCommand(Command):
     name = "view"
+    order = 30
     help = "open the terminal UI on captures (default: every capture, following live ones)"
     description = __doc__ or ""
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("files", nargs="*", type=Path, metavar="FILE")
+        parser.add_argument(
+            "files",
+            nargs="*",
+            type=Path,
+            metavar="FILE",
+            help="capture files (.jsonl or .jsonl.gz); none: the capture directory",
+        )
         follow = parser.add_mutually_exclusive_group()
         follow.add_argument(
             "-f",
