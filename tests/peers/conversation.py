@@ -5,12 +5,18 @@
 opening (a ``server/discover`` probe for the pinned modern era), a check of
 the negotiated version, tools/list, add(2, 3), count(3) with progress and
 get_weather("Paris"). The result is the part of the printed JSON they share.
+:func:`hold` is how every client runs its conversation and reports it.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp import Client
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
@@ -53,3 +59,32 @@ async def common_calls(
         "add": add_value,
         "weather": text(weather),
     }
+
+
+def hold(
+    name: str,
+    era: str,
+    conversation: Callable[[], Awaitable[dict[str, Any]]],
+    deadline: float,
+    timeout_message: str,
+) -> int:
+    """Run ``conversation`` within ``deadline`` seconds and print its report as one
+    JSON line (exit 0); any failure: the error and a traceback on stderr (exit 1)."""
+
+    async def run() -> dict[str, Any]:
+        try:
+            with anyio.fail_after(deadline):
+                return await conversation()
+        except TimeoutError:
+            raise TimeoutError(timeout_message) from None
+
+    try:
+        report = anyio.run(run)
+    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        print(f"{name}: {era} conversation failed: {exc!r}", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return 1
+    print(json.dumps(report), flush=True)
+    return 0

@@ -34,15 +34,12 @@ only a safe subset), so a proxy under test sees its MCPEEK_* settings.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import traceback
 from typing import Any
 
-import anyio
 import mcp_types as types
-from conversation import MODES, common_calls
+from conversation import MODES, common_calls, hold
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -82,23 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     if not command:
         parser.error("missing server command after --")
 
-    async def run() -> dict[str, Any]:
-        try:
-            with anyio.fail_after(DEADLINE_S):
-                return await converse(args.era, not args.no_discover, command)
-        except TimeoutError:
-            raise TimeoutError(f"no complete conversation within {DEADLINE_S:g} s") from None
-
-    try:
-        report = anyio.run(run)
-    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        print(f"sdk_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-        return 1
-    print(json.dumps(report), flush=True)
-    return 0
+    return hold(
+        "sdk_client",
+        args.era,
+        lambda: converse(args.era, not args.no_discover, command),
+        DEADLINE_S,
+        f"no complete conversation within {DEADLINE_S:g} s",
+    )
 
 
 if __name__ == "__main__":

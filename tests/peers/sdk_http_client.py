@@ -52,16 +52,13 @@ import time
 T_START = time.monotonic()  # before the heavy imports, which take 1.5-5 s on a busy machine
 
 import argparse  # noqa: E402
-import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
-import traceback  # noqa: E402
 from typing import Any  # noqa: E402
 
-import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
-from conversation import MODES, checked, common_calls, text  # noqa: E402
+from conversation import MODES, checked, common_calls, hold, text  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.session import ClientRequestContext  # noqa: E402
 
@@ -161,29 +158,18 @@ def main(argv: list[str] | None = None) -> int:
     timer.daemon = True
     timer.start()
 
-    async def run() -> dict[str, Any]:
-        try:
-            with anyio.fail_after(max(0.5, DEADLINE_S - (time.monotonic() - T_START))):
-                return await converse(
-                    args.era, args.url, not args.no_discover, not args.skip_confirm, args.answer
-                )
-        except TimeoutError:
-            raise TimeoutError(
-                f"no complete conversation {DEADLINE_S:g} s after start-up"
-            ) from None
-
     try:
-        report = anyio.run(run)
-    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        print(f"sdk_http_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-        return 1
+        return hold(
+            "sdk_http_client",
+            args.era,
+            lambda: converse(
+                args.era, args.url, not args.no_discover, not args.skip_confirm, args.answer
+            ),
+            max(0.5, DEADLINE_S - (time.monotonic() - T_START)),
+            f"no complete conversation {DEADLINE_S:g} s after start-up",
+        )
     finally:
         timer.cancel()
-    print(json.dumps(report), flush=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -31,16 +31,13 @@ cache is off, so every call reaches the wire.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import threading
-import traceback
 from typing import Any
 
-import anyio
 import mcp_types as types
-from conversation import MODES, checked, common_calls, text
+from conversation import MODES, checked, common_calls, hold, text
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
@@ -119,25 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     timer.daemon = True
     timer.start()
 
-    async def run() -> dict[str, Any]:
-        try:
-            with anyio.fail_after(DEADLINE_S):
-                return await converse(args.era, target)
-        except TimeoutError:
-            raise TimeoutError(f"no complete conversation within {DEADLINE_S:g} s") from None
-
     try:
-        report = anyio.run(run)
-    except BaseException as exc:  # any failure, incl. ExceptionGroup -> exit 1
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        print(f"sdk_tour_client: {args.era} conversation failed: {exc!r}", file=sys.stderr)
-        traceback.print_exc(file=sys.stderr)
-        return 1
+        return hold(
+            "sdk_tour_client",
+            args.era,
+            lambda: converse(args.era, target),
+            DEADLINE_S,
+            f"no complete conversation within {DEADLINE_S:g} s",
+        )
     finally:
         timer.cancel()
-    print(json.dumps(report), flush=True)
-    return 0
 
 
 if __name__ == "__main__":
