@@ -25,10 +25,9 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import msgspec
-
 from inspector.proxy.pipes import connect_reader, connect_writer
 from inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
+from inspector.replay.rawjson import member_bytes
 from inspector.replay.tape import Tape
 
 
@@ -198,30 +197,15 @@ async def run_stdio(server: MockServer, **options: Any) -> MockSession:
     return mock.session
 
 
-class _Ids(msgspec.Struct):
-    id: Any = msgspec.UNSET
-    method: Any = None
-
-
-_ids = msgspec.json.Decoder(_Ids)
-
-
 def _request_id(data: bytes) -> bytes | None:
-    """The id of a request (as canonical JSON), ``None`` for anything else."""
-    try:
-        parts = _ids.decode(data)
-    except msgspec.MsgspecError:
+    """The id of a request, as written (``None`` for anything else)."""
+    if member_bytes(data, ("method",)) is None:
         return None
-    if parts.method is None or parts.id is msgspec.UNSET:
-        return None
-    return msgspec.json.encode(parts.id)
+    return member_bytes(data, ("id",))
 
 
 def _response_id(data: bytes) -> bytes | None:
-    try:
-        parts = _ids.decode(data)
-    except msgspec.MsgspecError:
+    """The id of a response, as written (``None`` for anything else)."""
+    if member_bytes(data, ("method",)) is not None:
         return None
-    if parts.method is not None or parts.id is msgspec.UNSET:
-        return None
-    return msgspec.json.encode(parts.id)
+    return member_bytes(data, ("id",))
