@@ -14,6 +14,7 @@ it and the views can still show it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
@@ -75,9 +76,25 @@ def _lazy(raw: msgspec.Raw | None) -> Any:
     """Decode a raw member on demand; ``None`` when absent (it was valid JSON)."""
     if raw is None:
         return None
+    return json_value(raw)
+
+
+def json_value(data: bytes | bytearray | memoryview | str | msgspec.Raw) -> Any:
+    """The JSON value of ``data``, ``None`` if it is not JSON (or nested too deep to
+    build); never raises.
+
+    A number beyond a float's range (``1e999``) is still JSON, which msgspec
+    declines to build: the standard library's decoder reads it as infinity, so
+    that one odd number does not make a whole message look undecodable.
+    """
     try:
-        return msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+        return msgspec.json.decode(data)
+    except msgspec.ValidationError:  # (a DecodeError too: this one first)
+        try:
+            return json.loads(bytes(data) if not isinstance(data, str) else data)
+        except (ValueError, RecursionError):
+            return None
+    except (msgspec.DecodeError, RecursionError):  # nested past the interpreter's depth
         return None
 
 

@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from msgspec import DecodeError, json
-
 from inspector.analysis import Attempt, Conversation, Entry, Flow
-from inspector.jsonrpc import Message, MessageDecoder
+from inspector.jsonrpc import Message, MessageDecoder, json_value
 from inspector.records import Msg, wire_bytes
 from rules.base import Finding, Severity
 
@@ -61,6 +59,9 @@ class MessageContext:
         #: The message's method; for a response, the method of the request it answers.
         self.method = entry.method if entry.method is not None else flow.method
         self.is_response = entry.kind in RESPONSE_KINDS
+        #: The conformance gate (rules.gate) proved this message conformant: the
+        #: engine skips the rules that are ``gated``; others may take it as read too.
+        self.conformant = False
         self._decoder = decoder
         self._requests = requests
 
@@ -101,10 +102,7 @@ def _message(ctx: MessageContext) -> Message:
 
 
 def _obj(ctx: MessageContext) -> Any:
-    try:
-        return json.decode(ctx.wire)
-    except DecodeError:
-        return None
+    return json_value(ctx.wire)
 
 
 def _params(ctx: MessageContext) -> Any:
