@@ -72,6 +72,10 @@ class Rule:
     #: Kind → the one direction (``c2s``/``s2c``) whose messages of that kind
     #: ``on_message`` wants; kinds not listed come from both sides.
     directions: ClassVar[Mapping[str, str]] = {}
+    #: The kinds of message on which this rule is silent whenever the conformance
+    #: gate (:mod:`rules.gate`) accepts the message, and keeps no state: the engine
+    #: then skips it. Only for rules whose every check the gate's models imply.
+    gated: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -22,6 +22,7 @@ class DeprecatedFeature(Rule):
     """Reported once per conversation and feature: the point is to see it, not count it."""
 
     id = "deprecated.feature"
+    gated = frozenset({"request", "notification", "result"})  # silent on what rules.gate accepts
     severity = "info"
     era = None
     summary = "a Deprecated feature in use (Roots, Sampling, Logging; `includeContext`)"

@@ -8,12 +8,22 @@ on the conversation's era (or the one ``--spec`` forces), and hands every
 violation to ``report``. A rule that raises becomes an
 ``inspector.rule-crashed`` violation on that message; the other rules and
 the traffic go on.
+
+The conformant fast path: a rule whose ``gated`` kinds include a message's
+kind is silent on every message the :class:`~rules.gate.Gate` accepts (one
+typed decode of the whole message), so on those it is not called at all.
+Most traffic is conformant, and the pure per-message rules (schema,
+envelope, ``_meta``…) are most of the cost. ``verify_gate`` runs them anyway
+and reports an ``inspector.gate-unsound`` violation when one of them finds
+something on a message the gate accepted: the test suite runs that way
+(``MCPEEK_VERIFY_GATE=1``), so every rule test doubles as a test of the gate.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -22,8 +32,11 @@ from inspector.jsonrpc import MessageDecoder
 from inspector.records import Msg, Record
 from rules.base import Finding, Rule, catalog
 from rules.context import MessageContext, RequestMemo
+from rules.gate import Gate
 
 RULE_CRASHED = "inspector.rule-crashed"
+GATE_UNSOUND = "inspector.gate-unsound"
+VERIFY_GATE_ENV = "MCPEEK_VERIFY_GATE"
 CRASH_SPEC = ""  # an internal finding: no spec section to point at
 EXCERPT = 240
 
@@ -44,6 +57,14 @@ class Reported(msgspec.Struct):
     conversation: str = ""
 
 
+class _Dispatch(NamedTuple):
+    """The rules for one kind of message: all of them, and those left when the gate
+    accepts it (``None``: no rule of these is gated, so the gate is not asked)."""
+
+    every: list[Rule]
+    ungated: list[Rule] | None
+
+
 def version_era(version: str | None) -> str | None:
     if version is None:
         return None
@@ -58,6 +79,8 @@ class RuleEngine(AnalysisListener):
         spec: str | None = None,
         ignore: Iterable[str] = (),
         rules: Iterable[type[Rule]] | None = None,
+        gate: bool = True,
+        verify_gate: bool | None = None,
     ) -> None:
         self.report = report
         self.spec = spec
@@ -73,26 +96,39 @@ class RuleEngine(AnalysisListener):
         # Dispatch tables, filled on first use: the rules that want a message of that
         # (kind, method, era, transport, direction), a flow's or conversation's end in
         # that era, a record of that type (and channel).
-        self._dispatch: dict[tuple[str, str | None, str | None, str, str], list[Rule]] = {}
+        self._dispatch: dict[tuple[str, str | None, str | None, str, str], _Dispatch] = {}
         self._flow_dispatch: dict[str | None, list[Rule]] = {}
         self._end_dispatch: dict[str | None, list[Rule]] = {}
         self._record_dispatch: dict[tuple[type, bool], list[Rule]] = {}
         self._current_flow: Flow | None = None  # the flow of the hook being run
         self._requests = RequestMemo()
+        self._gate = Gate()
+        self._use_gate = gate  # off: every rule on every message (to compare with)
+        if verify_gate is None:
+            verify_gate = os.environ.get(VERIFY_GATE_ENV, "") not in ("", "0")
+        self._verify_gate = verify_gate
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         method = entry.method if entry.method is not None else flow.method
         key = (entry.kind, method, era, conversation.transport, entry.dir)
-        rules = self._dispatch.get(key)
-        if rules is None:
-            rules = self._dispatch[key] = self._message_rules_for(*key)
+        dispatch = self._dispatch.get(key)
+        if dispatch is None:
+            dispatch = self._dispatch[key] = self._message_rules_for(*key)
+        rules = dispatch.every
         if not rules:
             return
         self._current_flow = flow
         version = self.spec or conversation.protocol_version
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
+        if dispatch.ungated is not None and self._gate.accepts(
+            entry.record.raw, era, version, entry.kind, method, entry.dir
+        ):
+            entry.conformant, ctx.conformant = era, True
+            if self._verify_gate:
+                self._verify(ctx, [r for r in rules if r not in dispatch.ungated])
+            rules = dispatch.ungated
         # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule in rules:
             try:
@@ -108,8 +144,8 @@ class RuleEngine(AnalysisListener):
 
     def _message_rules_for(
         self, kind: str, method: str | None, era: str | None, transport: str, direction: str
-    ) -> list[Rule]:
-        return [
+    ) -> _Dispatch:
+        every = [
             r
             for r in self._message_rules
             if _applies(r, era)
@@ -118,6 +154,27 @@ class RuleEngine(AnalysisListener):
             and (r.methods is None or method in r.methods)
             and r.directions.get(kind, direction) == direction
         ]
+        ungated = [r for r in every if kind not in r.gated]
+        gated = len(ungated) < len(every) and self._use_gate and Gate.may_accept(kind, era)
+        return _Dispatch(every, ungated if gated else None)
+
+    def _verify(self, ctx: MessageContext, gated: list[Rule]) -> None:
+        """The gate accepted this message: each skipped rule must indeed find nothing."""
+        entries = [ctx.entry]
+        for rule in gated:
+            try:
+                findings = list(rule.on_message(ctx) or ())
+            except Exception as exc:  # reported as a crash when the rule runs for real
+                self._crashed(rule, exc, ctx.conversation, ctx.seq)
+                continue
+            for finding in findings:
+                self._emit(rule, finding, ctx.conversation, entries)
+                unsound = Finding(
+                    msgs=finding.msgs,
+                    message=f"the gate accepted a message on which {rule.id} finds: "
+                    f"{finding.message}",
+                )
+                self._emit(_GateCheck(), unsound, ctx.conversation, entries)
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
@@ -229,6 +286,14 @@ class RuleEngine(AnalysisListener):
                 conversation=conversation.key if conversation is not None else "",
             )
         )
+
+
+class _GateCheck(Rule):
+    """Not a catalog rule (no ``id`` at class level): the name of verify_gate's findings."""
+
+    def __init__(self) -> None:
+        self.id = GATE_UNSOUND  # type: ignore[misc]
+        self.severity = "error"  # type: ignore[misc]
 
 
 def flag_line(v: Reported) -> str:

@@ -46,6 +46,8 @@ class _RequestField(Rule):
     era = "modern"
     kinds = frozenset({"request", "result", "error"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
+    # On a response it judges the request, which the gate did not see then.
+    gated = frozenset({"request"})
     key = ""
     need = ""
 
@@ -105,6 +107,8 @@ class ServerInfoMissing(ModernServerRule):
     spec = f"{BASIC}#meta"
 
     def check(self, ctx: MessageContext) -> Finding | None:
+        if ctx.conformant:
+            return None  # the gate's model of a modern result requires serverInfo
         result = ctx.result
         meta = result.get("_meta") if isinstance(result, dict) else None
         if isinstance(meta, dict) and meta.get(SERVER_INFO) is not None:
@@ -123,8 +127,8 @@ class MalformedAccepted(ModernServerRule):
 
     def check(self, ctx: MessageContext) -> Finding | None:
         request = ctx.request
-        if request is None or request.dir != "c2s":
-            return None
+        if request is None or request.dir != "c2s" or request.conformant == "modern":
+            return None  # (the gate's model of a modern request requires both fields)
         meta = request_meta(ctx) or {}
         missing = [key.removeprefix(MCP) for key in REQUIRED if meta.get(key) is None]
         if not missing:

@@ -92,6 +92,7 @@ def report(ctx: MessageContext, found: Problem | None, spec: Spec) -> Findings:
 
 class SchemaRequest(Rule):
     id = "schema.request"
+    gated = frozenset({"request"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "request params do not match the spec schema for the method"
     spec = f"{BASIC}#requests"
@@ -106,6 +107,7 @@ class SchemaRequest(Rule):
 
 class SchemaNotification(Rule):
     id = "schema.notification"
+    gated = frozenset({"notification"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "notification params do not match the spec schema"
     spec = f"{BASIC}#notifications"
@@ -129,6 +131,7 @@ class _RequestPeek(Model):
 
 class SchemaResult(Rule):
     id = "schema.result"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "a result does not match the spec schema for its request's method"
     spec = f"{BASIC}#result-responses"
@@ -181,6 +184,7 @@ class SchemaError(Rule):
 
 class MethodUnknown(Rule):
     id = "method.unknown"
+    gated = frozenset({"request", "notification"})  # silent on what rules.gate accepts
     severity = "info"
     summary = "a method neither in the spec nor under a vendor/extension prefix"
     spec = f"{VERSIONING}#extension-negotiation"

@@ -26,6 +26,7 @@ list_changed notifications) to a temporary file, then measures:
    (``rules/<family>.py``) and with every rule. A family's cost is
    time(Analyzer + that family) - time(Analyzer alone), in microseconds of
    CPU per message, the best of ``--repeats`` interleaved passes;
+   and once more with every rule but the conformance gate off (what it saves);
 4. the slowest rules, from one more pass with every rule where each rule's
    hooks are timed where they run (its share of lazy decodes included when
    it is the first to ask for them).
@@ -55,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import rules
-from inspector.analysis import Analyzer
+from inspector.analysis import AnalysisListener, Analyzer
 from inspector.capture.reader import CaptureReader
 from inspector.records import Msg, Record
 from rules.base import Rule
@@ -188,11 +189,17 @@ def families() -> dict[str, list[type[Rule]]]:
     return dict(sorted(by_family.items()))
 
 
-def one_pass(records: list[Record], rule_set: Iterable[type[Rule]] | None) -> tuple[float, int]:
+def one_pass(
+    records: list[Record], rule_set: Iterable[type[Rule]] | None, *, gate: bool = True
+) -> tuple[float, int]:
     """CPU seconds to feed ``records`` through an Analyzer (with an engine running
     ``rule_set``, or none when it is None), and the number of violations."""
     found: list[Reported] = []
-    listeners = [] if rule_set is None else [RuleEngine(found.append, rules=list(rule_set))]
+    listeners = (
+        []
+        if rule_set is None
+        else [RuleEngine(found.append, rules=list(rule_set), gate=gate, verify_gate=False)]
+    )
     gc.collect()
     t0 = time.process_time()
     analyzer = Analyzer(listeners)
@@ -211,21 +218,43 @@ class Cost:
     violations: int = 0
 
 
-def measure_families(records: list[Record], repeats: int) -> tuple[Cost, Cost, list[Cost], Cost]:
+def measure_families(
+    records: list[Record], repeats: int
+) -> tuple[Cost, Cost, list[Cost], Cost, Cost]:
     by_family = families()
     alone = Cost("analyzer alone", 0)
     engine = Cost("engine, no rule", 0)
     family_costs = [Cost(name, len(classes)) for name, classes in by_family.items()]
     every = Cost("every rule", sum(len(c) for c in by_family.values()))
-    plan: list[tuple[Cost, list[type[Rule]] | None]] = [(alone, None), (engine, [])]
-    plan += [(cost, by_family[cost.name]) for cost in family_costs]
-    plan.append((every, [r for c in by_family.values() for r in c]))
+    ungated = Cost("every rule, no gate", every.rules)
+    all_rules = [r for c in by_family.values() for r in c]
+    plan: list[tuple[Cost, list[type[Rule]] | None, bool]] = [
+        (alone, None, True),
+        (engine, [], True),
+    ]
+    plan += [(cost, by_family[cost.name], True) for cost in family_costs]
+    plan += [(every, all_rules, True), (ungated, all_rules, False)]
     for _ in range(repeats):  # interleaved, so a busy moment does not hit one row only
-        for cost, rule_set in plan:
-            seconds, violations = one_pass(records, rule_set)
+        for cost, rule_set, gate in plan:
+            seconds, violations = one_pass(records, rule_set, gate=gate)
             cost.seconds = min(cost.seconds, seconds)
             cost.violations = violations
-    return alone, engine, family_costs, every
+    return alone, engine, family_costs, every, ungated
+
+
+def gate_share(records: list[Record]) -> float:
+    """The share of messages the conformance gate accepted (one pass, every rule)."""
+    entries: list[Any] = []
+
+    class Entries(AnalysisListener):
+        def on_message(self, entry: Any, flow: Any, conversation: Any) -> None:
+            entries.append(entry)
+
+    analyzer = Analyzer([RuleEngine(lambda v: None, verify_gate=False), Entries()])
+    for record in records:
+        analyzer.feed(record)
+    analyzer.finish()
+    return sum(e.conformant is not None for e in entries) / max(1, len(entries))
 
 
 @dataclass
@@ -376,7 +405,7 @@ def main() -> int:
         f"({len(records):,} records, in memory); best of {args.repeats} passes; "
         "us of CPU per message"
     )
-    alone, engine, family_costs, every = measure_families(records, args.repeats)
+    alone, engine, family_costs, every, ungated = measure_families(records, args.repeats)
 
     def us(seconds: float) -> float:
         return seconds / prefix_msgs * 1e6
@@ -407,6 +436,11 @@ def main() -> int:
     say(
         f"  sum of the families: {sum_families:.1f} us/msg (each family alone pays the shared "
         "lazy decodes and the engine's dispatch again)"
+    )
+    accepted = gate_share(records)
+    say(
+        f"  without the conformance gate: {us(ungated.seconds) - base_us:.1f} us/msg "
+        f"({ungated.violations:,} violations); the gate accepted {accepted:.0%} of the messages"
     )
 
     say("\n[4] slowest rules (one pass with every rule, each rule's hooks timed in place)")
@@ -447,6 +481,12 @@ def main() -> int:
         ("lint exit code", str(lint.code), "0 or 1", None if lint.stopped else not crashed),
         ("analyzer alone, in process", f"{base_us:.1f} us/msg", "(info)", None),
         ("every rule, in process", f"{added_all:.1f} us/msg", "(info)", None),
+        (
+            "every rule, no gate, in process",
+            f"{us(ungated.seconds) - base_us:.1f} us/msg",
+            "(info)",
+            None,
+        ),
         (
             f"slowest family: {slowest.name}",
             f"{us(slowest.seconds) - base_us:.1f} us/msg",

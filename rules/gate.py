@@ -1,0 +1,206 @@
+"""The conformance gate: one typed decode that proves a message gives the pure rules nothing to say.
+
+Most traffic is conformant, and most of lint's cost was the pure per-message
+rules (schema, envelope, ``_meta``, result types…) each looking at a message
+that is fine. The gate decodes the whole message once, straight from its
+text, into a Struct built for its (era, version, kind, method, direction):
+the envelope (``jsonrpc`` exactly ``"2.0"``, an integer or string ``id``, no
+member beyond the envelope's), the method's schema model (the strict one:
+what the modern schema rules leave to other rules is required here too) and
+a ``_meta`` that admits only the well-known keys of its place, with the
+fields the spec requires there (the per-request protocol fields of a modern
+request, ``serverInfo`` of a modern result). A modern result must say
+``resultType: "complete"``. Anything else, or anything odd (a batch, bytes
+that are not UTF-8, more than one ``_meta``, a method the spec does not
+define, an error), is not accepted, and every rule runs as before.
+
+The gate only ever says "certainly conformant": it may turn away a fine
+message (then the rules run), never accept one a gated rule would flag. The
+engine's ``verify_gate`` mode checks that on every message of the test suite.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any, Literal, cast
+
+import msgspec
+
+from rules.models import Spec, spec_for
+from rules.models import modern as modern_models
+from rules.models._base import UNSET, Model, Unset, named, required
+from rules.models.content import Implementation, RequestId
+from rules.models.registry import Method
+
+MCP = "io.modelcontextprotocol/"
+GATED_KINDS = frozenset({"request", "notification", "result"})
+GATED_ERAS = frozenset({"modern", "legacy"})
+
+Check = Callable[[str, int], bool]  # (the message's text, how many "_meta" it has)
+
+#: A typed decode skips unread what no model names, however deep; a decode into
+#: Python values (what the rules see) gives up past the interpreter's recursion
+#: depth. Far fewer brackets than that in all: the nesting cannot be that deep.
+MAX_BRACKETS = 500
+
+
+# -- the _meta a conformant message may carry --------------------------------------------------
+class _ModernRequestMeta(Model, forbid_unknown_fields=True):
+    """A modern client request's ``_meta``: its protocol fields, all present; no other key
+    (a vendor key, trace context or ``logLevel`` goes the long way, past their rules)."""
+
+    progressToken: RequestId | Unset = UNSET
+    protocolVersion: str = required(MCP + "protocolVersion")
+    clientInfo: Implementation = required(MCP + "clientInfo")
+    clientCapabilities: modern_models.ClientCapabilities = required(MCP + "clientCapabilities")
+
+
+class _ModernResultMeta(Model, forbid_unknown_fields=True):
+    serverInfo: Implementation = required(MCP + "serverInfo")
+
+
+class _ModernListenResultMeta(_ModernResultMeta, forbid_unknown_fields=True):
+    subscriptionId: RequestId = required(MCP + "subscriptionId")
+
+
+class _ModernNotificationMeta(Model, forbid_unknown_fields=True):
+    subscriptionId: RequestId | Unset = named(MCP + "subscriptionId")
+
+
+class _LegacyMeta(Model, forbid_unknown_fields=True):
+    """Legacy ``_meta`` is free-form; the gate admits only a progress token."""
+
+    progressToken: RequestId | Unset = UNSET
+
+
+# -- building a gate ------------------------------------------------------------------------------
+def _with_meta(model: type[Model], meta: Any, *, needed: bool, **more: Any) -> type[Model]:
+    """``model`` with its ``_meta`` typed as ``meta`` (required when ``needed``) and the
+    members in ``more`` (name → type, required) replaced."""
+    namespace = {
+        "__module__": __name__,
+        "__annotations__": {"meta": meta if needed else meta | Unset, **more},
+        "meta": required("_meta") if needed else named("_meta"),
+    }
+    name = f"Gate{model.__name__}"
+    subclass = types.new_class(name, (model,), {}, lambda ns: ns.update(namespace))
+    return cast(type[Model], subclass)
+
+
+def _envelope(kind: str, member: str, body: Any, body_required: bool) -> type[msgspec.Struct]:
+    """The whole message: ``{"jsonrpc": "2.0", "id"…, "method"…, member: body}``, nothing else."""
+    fields: list[Any] = [("jsonrpc", Literal["2.0"])]
+    if kind != "notification":
+        fields.append(("id", RequestId))
+    if kind != "result":
+        fields.append(("method", str))
+    fields.append((member, body) if body_required else (member, body | Unset, UNSET))
+    return msgspec.defstruct(
+        f"Gate{kind.title()}", fields, kw_only=True, forbid_unknown_fields=True, gc=False
+    )
+
+
+#: Messages the gate turns away by method, though their schema is known: what
+#: deprecated.feature or version.removed-method judge on them is beyond a model.
+_NEVER: dict[tuple[str, str, str], frozenset[str]] = {
+    ("modern", "notification", "s2c"): frozenset({"notifications/message"}),  # Logging
+    ("legacy", "request", "c2s"): frozenset({"initialize"}),  # after a modern-only probe?
+    ("legacy", "request", "s2c"): frozenset({"sampling/createMessage"}),  # includeContext
+}
+
+
+def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) -> Check | None:
+    """The check for messages of this kind, or ``None`` when the gate never accepts them."""
+    modern = era == "modern"
+    entry: Method | None = spec.method(method, notification=kind == "notification")
+    if entry is None:
+        return None  # not a method the spec defines: no model to prove anything with
+    if method in _NEVER.get((era, kind, direction), ()):
+        return None
+    if kind == "result":
+        if entry.result is None or (modern and direction != "s2c"):
+            return None
+        if modern:
+            meta: Any = _ModernResultMeta
+            if method == "subscriptions/listen":
+                meta = _ModernListenResultMeta  # its subscription id is required there
+            body = _with_meta(entry.result, meta, needed=True, resultType=Literal["complete"])
+        else:
+            body = _with_meta(entry.result, _LegacyMeta, needed=False)
+        decoder = msgspec.json.Decoder(_envelope(kind, "result", body, True))
+        return _checked(decoder, "result", entry.check_result)
+    if kind == "request" and modern:
+        if direction != "c2s":
+            return None
+        body = _with_meta(entry.params, _ModernRequestMeta, needed=True)
+        needed = True
+    else:
+        meta = _LegacyMeta if not modern else _ModernNotificationMeta
+        body = _with_meta(entry.params, meta, needed=False)
+        needed = entry.params_required
+    decoder = msgspec.json.Decoder(_envelope(kind, "params", body, needed))
+    return _checked(decoder, "params", entry.check_params)
+
+
+def _checked(
+    decoder: msgspec.json.Decoder[Any], member: str, hook: Callable[[Any, bool], Any] | None
+) -> Check:
+    def check(text: str, metas: int) -> bool:
+        try:
+            message = decoder.decode(text)
+        except msgspec.MsgspecError:
+            return False
+        body = getattr(message, member)
+        if metas and (body is UNSET or body.meta is UNSET):
+            return False  # the one _meta is nested somewhere the models leave free-form
+        return body is UNSET or hook is None or hook(body, True) is None
+
+    return check
+
+
+class Gate:
+    """Decides, per message, whether it is certainly conformant (see the module doc)."""
+
+    def __init__(self) -> None:
+        self._checks: dict[tuple[str, str | None, str, str | None, str], Check | None] = {}
+
+    @staticmethod
+    def may_accept(kind: str, era: str | None) -> bool:
+        """Whether messages of this kind in this era can ever pass (else it is not asked)."""
+        return kind in GATED_KINDS and era in GATED_ERAS
+
+    def accepts(
+        self,
+        text: str | None,
+        era: str | None,
+        version: str | None,
+        kind: str,
+        method: str | None,
+        direction: str,
+    ) -> bool:
+        """Whether the message with this text (``Msg.raw``) is certainly conformant."""
+        # Not UTF-8 (kept as base64), a batch or a member of one, leading blanks, or a
+        # _meta below the top level (the typed _meta checks only the top one): the rules.
+        if text is None or era is None or text[:1] != "{":
+            return False
+        metas = text.count('"_meta"')
+        if metas > 1:
+            return False
+        if len(text) > MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
+            return False
+        key = (era, version, kind, method, direction)
+        check: Check | None = self._checks.get(key, _UNBUILT)
+        if check is _UNBUILT:
+            # Built once per version seen: spec_for picks the models the schema rules use.
+            spec = spec_for(version, era)
+            check = self._checks[key] = _build(spec, era, kind, method, direction)
+        if check is None:
+            return False
+        try:
+            return check(text, metas)
+        except Exception:  # a model's own check tripping on odd input: let the rules judge
+            return False
+
+
+_UNBUILT: Any = object()
