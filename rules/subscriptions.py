@@ -16,6 +16,7 @@ import msgspec
 
 from inspector.analysis import Conversation, Flow
 from rules._listens import CANCELLED, LISTEN, ListenIds
+from rules._server import may_hold, unread
 from rules._wire import WINDOW, as_dict, shown
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
@@ -38,6 +39,8 @@ OPEN_STATUSES = frozenset({"pending", "input_required"})
 
 
 def subscription_id(ctx: MessageContext) -> Any:
+    if unread(ctx, "meta") and not may_hold(ctx.entry.record, "subscriptionId"):
+        return msgspec.UNSET  # the common case, without a decode
     meta = ctx.meta
     return meta.get(SUBSCRIPTION_ID, msgspec.UNSET) if meta is not None else msgspec.UNSET
 
@@ -56,12 +59,6 @@ def on_listen_flow(ctx: MessageContext) -> bool:
 
 def is_open(flow: Flow) -> bool:
     return flow.status in OPEN_STATUSES
-
-
-# -- progress ------------------------------------------------------------------------------
-
-
-# -- cancellation --------------------------------------------------------------------------
 
 
 # -- subscriptions (modern) ----------------------------------------------------------------
@@ -129,14 +126,19 @@ class SubscriptionIdMissing(Rule):
 
     def on_message(self, ctx: MessageContext) -> Findings:
         method = ctx.entry.method
-        if (
-            ctx.entry.dir != "s2c"
-            or method in REQUEST_SCOPED
-            or method == CANCELLED
-            or subscription_id(ctx) is not msgspec.UNSET
-        ):
+        if ctx.entry.dir != "s2c" or method in REQUEST_SCOPED or method == CANCELLED:
             return None
-        if on_listen_flow(ctx):  # HTTP: it came on the listen stream itself
+        on_stream = on_listen_flow(ctx)
+        conversation = ctx.conversation
+        if not on_stream and (
+            conversation.transport == "http"
+            or method not in STREAM_ONLY
+            or not conversation.subscriptions
+        ):
+            return None  # judged only on a listen stream, or stream-only on stdio while one is
+        if subscription_id(ctx) is not msgspec.UNSET:
+            return None
+        if on_stream:  # HTTP: it came on the listen stream itself
             request = ctx.flow.request
             return [
                 ctx.finding(
@@ -145,9 +147,6 @@ class SubscriptionIdMissing(Rule):
                     also=[request.seq] if request else [],
                 )
             ]
-        conversation = ctx.conversation
-        if conversation.transport == "http" or method not in STREAM_ONLY:
-            return None
         listens = sorted(
             flow.request.seq
             for flow in conversation.subscriptions.values()
@@ -202,8 +201,10 @@ class SubscriptionNotRequested(Rule):
             return None
         if ctx.entry.dir != "s2c":
             return None
-        method = ctx.entry.method or ""
-        field = FILTER_FIELD[method]
+        field = FILTER_FIELD.get(ctx.entry.method or "")
+        if field is None:
+            return None  # a notification named subscriptions/listen: not a change notification
+        method = ctx.entry.method
         if on_listen_flow(ctx):
             known = self._filters.get(ctx.conversation.key)
             wanted = known.get(ctx.flow.number) if known is not None else None

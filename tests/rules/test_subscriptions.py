@@ -175,3 +175,13 @@ def test_http_progress_on_the_listen_stream() -> None:
     bad = b.notify("notifications/progress", {"progressToken": "p", "progress": 2}, ch="x1")
     (v,) = fired(b.records, "subscription.request-scoped")
     assert v.msgs[-1] == bad.seq and "listen stream" in v.message
+
+
+def test_a_notification_named_subscriptions_listen_crashes_no_rule() -> None:
+    # Found by the robustness test: the filter rule looked the method up as a change
+    # notification and raised KeyError.
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", {}, id=1)
+    b.result(1, {"supportedVersions": ["2026-07-28"], "capabilities": {}})
+    b.notify("subscriptions/listen", {})
+    assert [v.rule for v in lint_records(b.records) if v.rule == "inspector.rule-crashed"] == []
