@@ -6,14 +6,15 @@ names, cursors or URIs, so both levels are bounded: :class:`Lru` forgets its
 oldest entries past a limit, and :class:`PerConversation` is an :class:`Lru`
 of per-conversation states made on first use (at most
 :data:`MAX_CONVERSATIONS`). A rule drops a conversation's state when the
-conversation ends.
+conversation ends. :class:`UsedIds` keeps the ids a sender used, compactly.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from inspector.analysis import Conversation
 from rules.base import Finding
@@ -100,3 +101,66 @@ class HeldFindings:
     def forget(self, key: str) -> None:
         self._proven.pop(key, None)
         self._held.pop(key, None)
+
+
+#: Per conversation and sender, at most this many id *ranges* (consecutive
+#: integers) and this many other ids (strings…) are remembered for the legacy
+#: "previously used" check; beyond that the oldest are forgotten.
+USED_RANGES_LIMIT = 65536
+
+
+USED_OTHERS_LIMIT = 65536
+
+
+class UsedIds:
+    """The ids one sender used in a session, compactly.
+
+    Integers are kept as sorted disjoint ranges, so a sender counting
+    1, 2, 3… costs one range whatever the length of the session; other ids
+    (strings, as most UUID-minting SDKs send) cost one set entry each, about
+    100 bytes, up to :data:`USED_OTHERS_LIMIT` (so a few MB at worst).
+    """
+
+    __slots__ = ("_ends", "_others", "_starts")
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._others: dict[Any, None] = {}  # insertion-ordered set
+
+    def __contains__(self, key: Any) -> bool:
+        if isinstance(key, int):
+            i = bisect_right(self._starts, key) - 1
+            return i >= 0 and key <= self._ends[i]
+        return key in self._others
+
+    def __len__(self) -> int:
+        return len(self._starts) + len(self._others)
+
+    def add(self, key: Any) -> None:
+        if not isinstance(key, int):
+            self._others[key] = None
+            if len(self._others) > USED_OTHERS_LIMIT:
+                del self._others[next(iter(self._others))]
+            return
+        starts, ends = self._starts, self._ends
+        if ends and key == ends[-1] + 1:  # the common case: the next integer
+            ends[-1] = key
+            return
+        i = bisect_right(starts, key) - 1
+        if i >= 0 and key <= ends[i]:
+            return
+        left = i >= 0 and ends[i] == key - 1
+        right = i + 1 < len(starts) and starts[i + 1] == key + 1
+        if left and right:
+            ends[i] = ends[i + 1]
+            del starts[i + 1], ends[i + 1]
+        elif left:
+            ends[i] = key
+        elif right:
+            starts[i + 1] = key
+        else:
+            starts.insert(i + 1, key)
+            ends.insert(i + 1, key)
+            if len(starts) > USED_RANGES_LIMIT:
+                del starts[0], ends[0]

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from inspector.analysis import Conversation
+from inspector.records import Msg
 from rules._bounded import HeldFindings
 from rules.base import Finding, Findings, Rule
 from rules.context import MessageContext
@@ -29,12 +30,44 @@ PENDING_LIMIT = 64
 RESPONSES = frozenset({"result", "error"})
 
 
+def may_hold(record: Msg, word: str) -> bool:
+    """Whether a message's text may hold the JSON string ``word`` (as a member name or
+    a value), so that only a decode can tell; ``False`` is certain, and costs no decode.
+
+    In JSON text a string appears with its characters as they are, or escaped; a
+    letter, digit, ``_``, ``-`` or ``.`` can only be escaped as ``\\uXXXX`` (``/``
+    also as ``\\/``, so ``word`` must not hold one; it may be wrapped in the quotes
+    that delimit a string). Text without ``word`` and without ``\\u`` cannot hold
+    it. A message known only by its Base64 bytes may.
+    """
+    raw = record.raw
+    if raw is None:
+        return record.raw_b64 is not None
+    return word in raw or "\\u" in raw
+
+
+def unread(ctx: MessageContext, member: str) -> bool:
+    """Whether no rule has read the lazy ``member`` of this message yet: once one has,
+    reading it again costs less than a look at the text."""
+    return member not in ctx.__dict__
+
+
 def request_meta(ctx: MessageContext) -> dict[str, Any] | None:
     """``params._meta`` of the request a response answers (``None`` if absent or not an
     object); read-only, shared by every rule that asks."""
     params = ctx.request_params
     meta = params.get("_meta") if isinstance(params, dict) else None
     return meta if isinstance(meta, dict) else None
+
+
+def request_cursor(ctx: MessageContext) -> Any:
+    """The ``cursor`` param of the request a response answers (``None`` if absent);
+    decoded only when the request's text may hold one."""
+    request = ctx.request
+    if request is not None and not may_hold(request.record, '"cursor"'):
+        return None  # a first page (or forgotten bytes): no cursor
+    params = ctx.request_params
+    return params.get("cursor") if isinstance(params, dict) else None
 
 
 def shorten(value: Any, limit: int = 40) -> str:
@@ -122,7 +155,36 @@ def describe(ctx: MessageContext) -> str:
     return f"{ctx.method or '?'} (id {shorten(ctx.entry.id)})"
 
 
+class _CapabilitiesMeta(msgspec.Struct, gc=False):
+    capabilities: Any = msgspec.field(default=None, name=CLIENT_CAPABILITIES)
+
+
+class _CapabilitiesParams(msgspec.Struct, gc=False):
+    meta: _CapabilitiesMeta | None = msgspec.field(default=None, name="_meta")
+
+
+class _CapabilitiesRequest(msgspec.Struct, gc=False):
+    params: _CapabilitiesParams | None = None
+
+
+#: Reads just ``params._meta[clientCapabilities]`` of a request (the rest is skipped).
+_CAPABILITIES = msgspec.json.Decoder(_CapabilitiesRequest)
+
+
 def request_capabilities(ctx: MessageContext) -> Any:
     """The ``clientCapabilities`` of the request this response answers (``None`` if absent)."""
+    request = ctx.request
+    raw = request.record.raw if request is not None else None
+    if raw is not None and raw[:1] == "{" and unread(ctx, "request_params"):
+        # One object (not a batch) whose params nobody decoded for this response:
+        # peek the one member. What the peek cannot read (params or _meta not an
+        # object…) is left to the whole params below.
+        try:
+            params = _CAPABILITIES.decode(raw).params
+        except (msgspec.MsgspecError, UnicodeError, RecursionError):
+            pass
+        else:
+            peeked = params.meta if params is not None else None
+            return peeked.capabilities if peeked is not None else None
     meta = request_meta(ctx)
     return meta.get(CLIENT_CAPABILITIES) if meta is not None else None

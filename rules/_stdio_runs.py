@@ -107,9 +107,12 @@ class FramingScan(Rule):
         entry = ctx.entry
         if entry.ch != "stdio":
             return None
-        key = (ctx.conversation.key, entry.dir)
         if entry.kind != "invalid":
-            return self._findings(self._flush(key), entry.dir) if self._runs else None
+            if not self._runs:
+                return None  # the common case: no held lines to flush
+            key = (ctx.conversation.key, entry.dir)
+            return self._findings(self._flush(key), entry.dir)
+        key = (ctx.conversation.key, entry.dir)
         problem = ctx.message.problem
         data = entry.wire()
         if problem == "not-json" and not data.strip():

@@ -10,13 +10,15 @@ with the first page's.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import msgspec
 
 from inspector.analysis import Conversation
 from rules._bounded import MAX_KEYS, Lru, PerConversation
-from rules._messages import id_text, is_complete, request_params, shown
+from rules._messages import id_text, is_complete, shown
+from rules._server import request_cursor
 from rules.base import MODERN_SPEC, Finding, Findings, Rule
 from rules.context import MessageContext
 
@@ -58,6 +60,7 @@ def _scope_problem(result: dict[str, Any]) -> str | None:
 
 class CacheFieldsMissing(Rule):
     id = "cache.fields-missing"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     era = "modern"
     summary = "a cacheable result without ttlMs (≥ 0) and cacheScope (public/private)"
@@ -90,6 +93,7 @@ class CacheScopeChanged(Rule):
     spec = f"{CACHING}#interaction-with-pagination"
     kinds = frozenset({"result"})
     methods = PAGINATED
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def __init__(self) -> None:
         # (method, nextCursor) → the scope and seq of the list's first page with a scope
@@ -105,7 +109,7 @@ class CacheScopeChanged(Rule):
         scope = result.get("cacheScope")
         scope = scope if scope in ("public", "private") else None
         chains = self._chains(ctx.conversation)
-        cursor = request_params(ctx).get("cursor")
+        cursor = request_cursor(ctx)
         chain = chains.get((method, cursor)) if isinstance(cursor, str) else None
         findings: list[Finding] = []
         if chain is not None and chain.scope is not None and scope not in (None, chain.scope):

@@ -144,8 +144,10 @@ class CancelResponseAfterCancel(Rule):
             return None
         requester = OTHER_SIDE.get(ctx.entry.dir, "")
         cancel_seq = cancels.pop((requester, id_key(ctx.entry.id)), None)
+        if cancel_seq is None:
+            return None  # not cancelled
         attempt = ctx.attempt
-        if cancel_seq is None or attempt is None or attempt.response is not ctx.entry:
+        if attempt is None or attempt.response is not ctx.entry:
             return None  # not cancelled, or a duplicate (response.duplicate says so)
         if attempt.request.seq > cancel_seq:
             return None  # the cancel was for an earlier request with the same id

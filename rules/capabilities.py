@@ -59,6 +59,16 @@ class CapabilityNotDeclared(Rule):
     summary = "a feature used that its owner did not declare in its capabilities"
     spec = f"{LIFECYCLE}#operation"
     kinds = frozenset({"request", "notification", "result"})
+    #: Only these methods are judged (or, for the results, remembered).
+    methods = frozenset(
+        {
+            *SERVER_CAPABILITY,
+            *SERVER_NOTIFICATION_CAPABILITY,
+            *CLIENT_CAPABILITY,
+            "initialize",
+            "server/discover",
+        }
+    )
 
     def __init__(self) -> None:
         self._declared_at: dict[str, int] = {}  # conversation → seq of the server's capabilities
@@ -89,6 +99,8 @@ class CapabilityNotDeclared(Rule):
         caps = as_dict(ctx.conversation.declared.server_capabilities)
         if caps is None:
             return None  # not known (yet): nothing to judge against
+        if needed in caps and method not in ("resources/subscribe", "resources/unsubscribe"):
+            return None  # the common case: declared
         source = "initialize" if ctx.era == "legacy" else "server/discover"
         at = self._declared_at.get(ctx.conversation.key, 0)
         also = [at] if at else []

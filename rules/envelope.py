@@ -94,6 +94,7 @@ class JsonrpcVersion(Rule):
 
 class JsonrpcBatch(Rule):
     id = "jsonrpc.batch"
+    gated = frozenset({"request", "notification", "result"})  # the gate turns batches away
     severity = "error"
     summary = "a JSON array (batch); allowed only in 2025-03-26 (then info)"
     spec = f"{MODERN_SPEC}/basic/transports/streamable-http#sending-messages"

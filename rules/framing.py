@@ -64,6 +64,7 @@ class StdioNotUtf8(Rule):
     transport = "stdio"
 
     id = "stdio.not-utf8"
+    gated = frozenset({"request", "notification", "result"})  # the gate reads text only
     severity = "error"
     summary = "a line that is not valid UTF-8"
     spec = f"{MODERN_SPEC}/basic/transports#messages"

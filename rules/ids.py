@@ -6,13 +6,13 @@ when the conversation ends.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict
 from typing import Any
 
 from inspector.analysis import Attempt, Conversation, Flow
 from inspector.analysis.analyzer import ORIGIN
 from inspector.analysis.peek import id_key
+from rules._bounded import UsedIds
 from rules.base import Finding, Findings, Rule
 from rules.context import MessageContext
 from rules.envelope import BASIC, OTHER_SIDE, SIDE, is_valid_id, show
@@ -35,6 +35,7 @@ class IdNull(Rule):
     """
 
     id = "id.null"
+    gated = frozenset({"request", "result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "`id` is null on a request or on a response whose request id was readable"
     spec = f"{BASIC}#requests"
@@ -50,13 +51,21 @@ class IdNull(Rule):
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry
-        if entry.seq != self._batch_seq and ctx.batch:
+        kind = entry.kind
+        # The common case first: a request or response with a valid id, not in a batch.
+        # A message whose text opens with "{" is no batch (no lazy ``ctx.batch`` then).
+        raw = entry.record.raw
+        if kind != "invalid" and raw is not None and raw[:1] == "{":
+            msg_id = entry.id
+            if type(msg_id) is str or type(msg_id) is int:
+                return None
+        elif entry.seq != self._batch_seq and ctx.batch:
             self._batch_seq = entry.seq
             self._grant(ctx)  # a batch may be rejected whole, with one null-id error
-        if entry.kind == "invalid":
+        if kind == "invalid":
             self._grant(ctx)
             return None
-        if entry.kind == "request":
+        if kind == "request":
             if not is_valid_id(entry.id):
                 self._grant(ctx)
             if entry.id is None:
@@ -64,7 +73,7 @@ class IdNull(Rule):
             return None
         if entry.id is not None:
             return None
-        if entry.kind == "result":
+        if kind == "result":
             return [ctx.finding("result has a null id (MCP ids MUST NOT be null)")]
         other = "c2s" if entry.dir == "s2c" else "s2c"
         key = (ctx.conversation.key, other)
@@ -87,6 +96,7 @@ class IdNull(Rule):
 
 class IdType(Rule):
     id = "id.type"
+    gated = frozenset({"request"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "`id` is neither a string nor an integer (float, bool, object…)"
     spec = f"{BASIC}#requests"
@@ -108,69 +118,6 @@ class IdType(Rule):
 #: Per conversation and sender, at most this many requests are tracked as in
 #: flight by ``id.reused`` (the oldest are forgotten first).
 IN_FLIGHT_LIMIT = 4096
-
-
-#: Per conversation and sender, at most this many id *ranges* (consecutive
-#: integers) and this many other ids (strings…) are remembered for the legacy
-#: "previously used" check; beyond that the oldest are forgotten.
-USED_RANGES_LIMIT = 65536
-
-
-USED_OTHERS_LIMIT = 65536
-
-
-class UsedIds:
-    """The ids one sender used in a session, compactly.
-
-    Integers are kept as sorted disjoint ranges, so a sender counting
-    1, 2, 3… costs one range whatever the length of the session; other ids
-    (strings, as most UUID-minting SDKs send) cost one set entry each, about
-    100 bytes, up to :data:`USED_OTHERS_LIMIT` (so a few MB at worst).
-    """
-
-    __slots__ = ("_ends", "_others", "_starts")
-
-    def __init__(self) -> None:
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-        self._others: dict[Any, None] = {}  # insertion-ordered set
-
-    def __contains__(self, key: Any) -> bool:
-        if isinstance(key, int):
-            i = bisect_right(self._starts, key) - 1
-            return i >= 0 and key <= self._ends[i]
-        return key in self._others
-
-    def __len__(self) -> int:
-        return len(self._starts) + len(self._others)
-
-    def add(self, key: Any) -> None:
-        if not isinstance(key, int):
-            self._others[key] = None
-            if len(self._others) > USED_OTHERS_LIMIT:
-                del self._others[next(iter(self._others))]
-            return
-        starts, ends = self._starts, self._ends
-        if ends and key == ends[-1] + 1:  # the common case: the next integer
-            ends[-1] = key
-            return
-        i = bisect_right(starts, key) - 1
-        if i >= 0 and key <= ends[i]:
-            return
-        left = i >= 0 and ends[i] == key - 1
-        right = i + 1 < len(starts) and starts[i + 1] == key + 1
-        if left and right:
-            ends[i] = ends[i + 1]
-            del starts[i + 1], ends[i + 1]
-        elif left:
-            ends[i] = key
-        elif right:
-            starts[i + 1] = key
-        else:
-            starts.insert(i + 1, key)
-            ends.insert(i + 1, key)
-            if len(starts) > USED_RANGES_LIMIT:
-                del starts[0], ends[0]
 
 
 class _SenderIds:
@@ -213,56 +160,69 @@ class IdReused(Rule):
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry
-        if ctx.conversation.key == ORIGIN:
+        conversation = ctx.conversation
+        if conversation.key == ORIGIN:
             return None
         if entry.kind != "request":
             self._answered(ctx)
             return None
-        key = id_key(entry.id)
-        sender = self._sender(ctx.conversation, entry.dir)
+        key = _key(entry.id)
+        sender = self._state.get((conversation.key, entry.dir)) or self._sender(
+            conversation, entry.dir
+        )
         if entry.dir == "c2s" and entry.method == "initialize":
             # A new legacy session begins: what went before (a server/discover
             # probe of a dual-era client) is not "within the same session".
             for direction in ("c2s", "s2c"):
-                self._sender(ctx.conversation, direction).used = UsedIds()
-        findings: list[Finding] = []
-        earlier = sender.in_flight.get(key)
-        attempt = ctx.attempt
-        who = SIDE.get(entry.dir, entry.dir)
+                self._sender(conversation, direction).used = UsedIds()
+        findings: list[Finding] | None = None
+        in_flight = sender.in_flight
+        earlier = in_flight.get(key)
+        # A request's attempt is the one correlation just appended (what ctx.attempt
+        # finds, without the lazy lookup).
+        attempts = ctx.flow.attempts
+        attempt = attempts[-1] if attempts and attempts[-1].request is entry else ctx.attempt
         if earlier is not None and earlier[1] is not attempt and _still_in_flight(*earlier):
             flow, first = earlier
             if not (entry.method == "initialize" and flow.method == "server/discover"):
-                findings.append(
+                findings = [
                     ctx.finding(
-                        f"request id {show(entry.id)} is still in flight from the {who} "
+                        f"request id {show(entry.id)} is still in flight from the "
+                        f"{SIDE.get(entry.dir, entry.dir)} "
                         f"({flow.method} at seq {first.request.seq})",
                         also=[first.request.seq],
                     )
-                )
+                ]
         elif ctx.era == "legacy" and key in sender.used:
-            findings.append(
+            findings = [
                 ctx.finding(
-                    f"request id {show(entry.id)} was already used by the {who} in this session"
+                    f"request id {show(entry.id)} was already used by the "
+                    f"{SIDE.get(entry.dir, entry.dir)} in this session"
                 )
-            )
+            ]
         if attempt is not None:
-            sender.in_flight[key] = (ctx.flow, attempt)
-            sender.in_flight.move_to_end(key)
-            if len(sender.in_flight) > IN_FLIGHT_LIMIT:
-                sender.in_flight.popitem(last=False)
+            if earlier is not None:
+                in_flight.move_to_end(key)  # a new key goes in last anyway
+            in_flight[key] = (ctx.flow, attempt)
+            if len(in_flight) > IN_FLIGHT_LIMIT:
+                in_flight.popitem(last=False)
         sender.used.add(key)
         return findings
 
     def _answered(self, ctx: MessageContext) -> None:
-        request = ctx.request
-        if request is None:
-            return
-        state = self._state.get((ctx.conversation.key, request.dir))
+        entry = ctx.entry
+        # A response answers a request of the other side with the same id key, and
+        # correlation put it in that request's attempt (as its response, or a second
+        # one): that is the attempt ctx.attempt would find, without the lazy lookup.
+        state = self._state.get((ctx.conversation.key, "c2s" if entry.dir == "s2c" else "s2c"))
         if state is None:
             return
-        key = id_key(request.id)
+        key = _key(entry.id)
         earlier = state.in_flight.get(key)
-        if earlier is not None and earlier[1].request is request:
+        if earlier is None:
+            return
+        attempt = earlier[1]
+        if attempt.response is entry or entry in attempt.duplicates:
             del state.in_flight[key]
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
@@ -282,6 +242,12 @@ class IdReused(Rule):
         for direction in ("c2s", "s2c"):
             self._state.pop((conversation.key, direction), None)
         return None
+
+
+def _key(msg_id: Any) -> Any:
+    """:func:`id_key`, with its common cases (a string, an integer) inline."""
+    kind = type(msg_id)
+    return msg_id if kind is str or kind is int else id_key(msg_id)
 
 
 def _still_in_flight(flow: Flow, attempt: Attempt) -> bool:

@@ -9,6 +9,7 @@ a dual-era client's ``server/discover`` probe.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import ClassVar
 
 from inspector.analysis import Conversation
@@ -206,6 +207,7 @@ class LifecycleVersionMismatch(Rule):
     summary = "the `initialize` versions do not agree with what either side offered"
     spec = f"{LIFECYCLE}#version-negotiation"
     kinds = frozenset({"request", "result", "error"})
+    directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
 
     record_types = frozenset({Http})
 

@@ -7,10 +7,13 @@ a server's ``notifications/message`` belongs to one such request.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import msgspec
 
 from inspector.analysis import Attempt, Conversation, Entry, Flow
-from rules._server import MCP, shorten
+from rules._server import MCP, may_hold, shorten, unread
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
 
@@ -37,6 +40,47 @@ def _owner(flow: Flow, entry: Entry) -> Attempt:
     return flow.attempts[-1]
 
 
+class _LevelMeta(msgspec.Struct, gc=False):
+    level: Any = msgspec.field(default=None, name=LOG_LEVEL)
+
+
+class _LevelParams(msgspec.Struct, gc=False):
+    meta: _LevelMeta | None = msgspec.field(default=None, name="_meta")
+
+
+class _LevelRequest(msgspec.Struct, gc=False):
+    params: _LevelParams | None = None
+
+
+#: Reads just ``params._meta[logLevel]`` (the rest is skipped, not built).
+_PEEK = msgspec.json.Decoder(_LevelRequest)
+
+
+def _sets_level(ctx: MessageContext) -> bool:
+    """Whether a request's ``params._meta`` carries a (non-null) log level."""
+    record = ctx.entry.record
+    if unread(ctx, "meta"):
+        if not may_hold(record, "logLevel"):
+            return False  # most requests: not even the word, no decode at all
+        raw = record.raw
+        if raw is not None and raw[:1] == "{":
+            return _peek_level(raw, ctx)
+    meta = ctx.meta
+    return meta is not None and meta.get(LOG_LEVEL) is not None
+
+
+def _peek_level(raw: str, ctx: MessageContext) -> bool:
+    """One object (not a batch): read just its level. What the peek cannot read
+    (params or _meta not an object…) is left to ``ctx.meta``."""
+    try:
+        params = _PEEK.decode(raw).params
+    except (msgspec.MsgspecError, UnicodeError, RecursionError):
+        meta = ctx.meta
+        return meta is not None and meta.get(LOG_LEVEL) is not None
+    peeked = params.meta if params is not None else None
+    return peeked is not None and peeked.level is not None
+
+
 class LogWithoutLevel(Rule):
     """A log message goes only to a request that set a log level.
 
@@ -53,14 +97,16 @@ class LogWithoutLevel(Rule):
     )
     spec = f"{LOGGING}#per-request-log-level"
     kinds = frozenset({"request", "notification"})
+    directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "notification": "s2c"}
 
     def __init__(self) -> None:
         self.levels: dict[str, OrderedDict[int, bool]] = {}
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.kind == "request":
-            if ctx.entry.dir == "c2s":
-                self._note(ctx.conversation.key, ctx.entry.seq, ctx.meta)
+            entry = ctx.entry
+            if entry.dir == "c2s":
+                self._note(ctx.conversation.key, entry.seq, _sets_level(ctx))
             return None
         if ctx.entry.method != "notifications/message" or ctx.entry.dir != "s2c":
             return None
@@ -80,11 +126,11 @@ class LogWithoutLevel(Rule):
             ]
         return self._unattributed(ctx)
 
-    def _note(self, key: str, seq: int, meta: dict[str, Any] | None) -> None:
+    def _note(self, key: str, seq: int, asked: bool) -> None:
         levels = self.levels.get(key)
         if levels is None:
             levels = self.levels[key] = OrderedDict()
-        levels[seq] = meta is not None and meta.get(LOG_LEVEL) is not None
+        levels[seq] = asked
         if len(levels) > LEVELS_LIMIT:
             levels.popitem(last=False)
 

@@ -15,7 +15,14 @@ import msgspec
 
 from inspector.analysis import Attempt
 from inspector.analysis.peek import id_key
-from rules._server import describe, request_capabilities, server_response, shorten
+from rules._server import (
+    describe,
+    may_hold,
+    request_capabilities,
+    server_response,
+    shorten,
+    unread,
+)
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
 
@@ -51,6 +58,7 @@ class _InputRequired(Rule):
 
 class MethodNotAllowed(_InputRequired):
     id = "mrtr.method-not-allowed"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = (
         "`input_required` in reply to a method other than tools/call, prompts/get, resources/read"
@@ -71,6 +79,7 @@ class MethodNotAllowed(_InputRequired):
 
 class Empty(_InputRequired):
     id = "mrtr.empty"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "an `InputRequiredResult` with neither `inputRequests` nor `requestState`"
     spec = f"{MRTR}#server-requirements-basic-workflow"
@@ -101,6 +110,7 @@ def _input_requests(result: dict[str, Any]) -> dict[str, Any]:
 
 class BadInputRequest(_InputRequired):
     id = "mrtr.bad-input-request"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = (
         "an `inputRequests` value whose method is not elicitation/create, "
@@ -163,6 +173,12 @@ class CapabilityNotDeclared(_InputRequired):
     summary = "an input request the client did not declare the capability for in that request"
     spec = f"{MRTR}#server-requirements-basic-workflow"
 
+    def on_message(self, ctx: MessageContext) -> Findings:
+        # Most results ask for no input: without the word in their text, no decode.
+        if unread(ctx, "result") and not may_hold(ctx.entry.record, "input_required"):
+            return None
+        return super().on_message(ctx)
+
     def check(self, ctx: MessageContext, result: dict[str, Any]) -> Findings:
         requests = _input_requests(result)
         if not requests:
@@ -198,11 +214,11 @@ class _Retry(Rule):
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s"}
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.entry.dir != "c2s":
-            return None
         attempts = ctx.flow.attempts
+        if len(attempts) < 2 or ctx.entry.dir != "c2s":
+            return None  # not a chain (the common case): the attempt is not even looked up
         attempt = ctx.attempt
-        if attempt is None or len(attempts) < 2 or attempt is attempts[0]:
+        if attempt is None or attempt is attempts[0]:
             return None
         index = next(i for i, a in enumerate(attempts) if a is attempt)
         return self.check(ctx, attempt, attempts[:index])

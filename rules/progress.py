@@ -15,6 +15,7 @@ import msgspec
 from inspector.analysis import Attempt, Conversation
 from inspector.analysis.peek import id_key
 from rules._listens import OTHER_SIDE
+from rules._server import unread
 from rules._wire import WINDOW, as_dict, shown
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
@@ -35,8 +36,34 @@ def token_attempt(ctx: MessageContext, token: Any) -> Attempt | None:
     return None
 
 
+class _ProgressParams(msgspec.Struct, gc=False):
+    token: Any = msgspec.field(default=msgspec.UNSET, name="progressToken")
+    progress: Any = None
+
+
+class _ProgressMessage(msgspec.Struct, gc=False):
+    params: _ProgressParams | None = None
+
+
+#: Reads just the two members of a progress notification (the others are skipped,
+#: not built): several times cheaper than decoding the whole params.
+_PEEK = msgspec.json.Decoder(_ProgressMessage)
+
+
 def progress_parts(ctx: MessageContext) -> tuple[Any, Any] | None:
     """``(token, progress)`` of a ``notifications/progress``; ``None`` without a token."""
+    raw = ctx.entry.record.raw
+    if raw is not None and raw[:1] == "{" and unread(ctx, "params"):
+        # One object (not a batch), its params not decoded yet: peek. What the peek
+        # cannot read (params not an object…) is left to the careful decode below.
+        try:
+            peeked = _PEEK.decode(raw).params
+        except (msgspec.MsgspecError, UnicodeError, RecursionError):
+            pass
+        else:
+            if peeked is None or peeked.token is msgspec.UNSET:
+                return None  # schema.notification says so
+            return peeked.token, peeked.progress
     params = as_dict(ctx.params)
     if params is None or "progressToken" not in params:
         return None  # schema.notification says so
@@ -89,7 +116,9 @@ class ProgressNotIncreasing(Rule):
         attempt = token_attempt(ctx, token)
         if attempt is None:
             return None
-        memory = self._last.setdefault(ctx.conversation.key, OrderedDict())
+        memory = self._last.get(ctx.conversation.key)
+        if memory is None:
+            memory = self._last[ctx.conversation.key] = OrderedDict()
         key = (attempt.request.seq, id_key(token))
         previous = memory.get(key)
         memory[key] = (value, ctx.seq)
@@ -114,12 +143,22 @@ class ProgressNotIncreasing(Rule):
 def is_task_handle(ctx: MessageContext) -> bool:
     """A result that hands out a task (2025-11-25 ``CreateTaskResult``, the tasks
     extension's ``resultType: "task"``): progress legitimately goes on after it."""
-    if b'"task"' not in ctx.wire:
+    raw = ctx.entry.record.raw  # the text, when there is one: no bytes to build
+    mentioned = '"task"' in raw if raw is not None else b'"task"' in ctx.wire
+    if not mentioned:
         return False  # the common case, without a decode
     result = as_dict(ctx.result)
     if result is None:
         return False
     return isinstance(result.get("task"), dict) or result.get("resultType") == "task"
+
+
+def _any_token(attempts: list[Attempt]) -> bool:
+    return any(attempt.progress_token is not msgspec.UNSET for attempt in attempts)
+
+
+def _any_answered(attempts: list[Attempt]) -> bool:
+    return any(attempt.response is not None for attempt in attempts)
 
 
 class ProgressAfterResponse(Rule):
@@ -136,6 +175,8 @@ class ProgressAfterResponse(Rule):
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.kind == "result":
+            if not _any_token(ctx.flow.attempts):
+                return None  # the common case: no progress asked for in this flow
             attempt = ctx.attempt
             if (
                 attempt is not None
@@ -150,6 +191,8 @@ class ProgressAfterResponse(Rule):
             return None
         if ctx.entry.method != "notifications/progress" or ctx.flow.orphan is ctx.entry:
             return None
+        if not _any_answered(ctx.flow.attempts):
+            return None  # the common case: progress while the request is in flight (no decode)
         parts = progress_parts(ctx)
         if parts is None:
             return None

@@ -18,10 +18,13 @@ from typing import Any
 from inspector.analysis import Conversation
 from rules._bounded import MAX_KEYS, PerConversation
 from rules._messages import as_list, id_text, request_params, shown
+from rules._server import may_hold, unread
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
+#: Results that only teach URIs through the resources they link or embed.
+LINKING = frozenset({"tools/call", "prompts/get"})
 
 
 class _Known:
@@ -100,6 +103,8 @@ class ResourcesEmptyNotFound(Rule):
             if isinstance(params, dict):
                 known.add(params.get("uri"))
             return None
+        if method in LINKING and unread(ctx, "result") and not may_hold(ctx.entry.record, '"uri"'):
+            return None  # no resource link nor embedded resource: nothing to decode
         result = ctx.result
         if not isinstance(result, dict):
             return None

@@ -50,6 +50,11 @@ class ResponseDuplicate(Rule):
     kinds = RESPONSES
 
     def on_message(self, ctx: MessageContext) -> Findings:
+        for each in ctx.flow.attempts:
+            if each.duplicates:
+                break
+        else:
+            return None  # the common case: no second answer in the flow at all
         attempt = ctx.attempt
         if attempt is None or not any(d is ctx.entry for d in attempt.duplicates):
             return None
@@ -72,6 +77,9 @@ class ResponseToNotification(Rule):
     kinds = RESPONSES
 
     def on_message(self, ctx: MessageContext) -> Findings:
+        # Every request of a flow has the flow's method (a retry is matched by it).
+        if not is_notification_method(ctx.flow.method):
+            return None
         request = ctx.request
         if request is None or not is_notification_method(request.method):
             return None
@@ -86,6 +94,7 @@ class ResponseToNotification(Rule):
 
 class NotificationWithId(Rule):
     id = "notification.with-id"
+    gated = frozenset({"request"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "a `notifications/*` method sent with an `id`"
     spec = f"{BASIC}#notifications"

@@ -12,7 +12,8 @@ order, ``x-mcp-header``) are in :mod:`rules.tools`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from inspector.analysis import Conversation
 from rules._bounded import MAX_KEYS, Lru, PerConversation
@@ -87,6 +88,7 @@ class ToolsOutputSchema(_SchemaRule):
     spec = f"{TOOLS}#output-schema"
     kinds = frozenset({"result"})
     methods = frozenset({"tools/list", "tools/call"})
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
@@ -94,11 +96,13 @@ class ToolsOutputSchema(_SchemaRule):
         if ctx.method == "tools/list":
             self._remember_list(ctx)
             return None
-        result = ctx.result
-        if not is_complete(result) or result.get("isError") is True:
-            return None
+        # The declared schema first: most calls are of tools without an outputSchema,
+        # whose results need no decode.
         found = self._schema(ctx, "outputSchema")
         if found is None:
+            return None
+        result = ctx.result
+        if not is_complete(result) or result.get("isError") is True:
             return None
         name, schema, also = found
         if ctx.request is not None:
@@ -140,6 +144,7 @@ class ToolsInputSchema(_SchemaRule):
     spec = f"{TOOLS}#tool"
     methods = frozenset({"tools/list", "tools/call"})
     kinds = frozenset({"request", "result"})
+    directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c"}
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.kind == "result":

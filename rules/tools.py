@@ -12,7 +12,8 @@ here are in :mod:`rules.cache` and :mod:`rules.resources`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -25,6 +26,7 @@ from rules._messages import (
     shown,
     summarized,
 )
+from rules._server import may_hold, request_cursor
 from rules._toolschema import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
@@ -58,6 +60,7 @@ class _ReportedOnce(Rule):
 
     kinds = frozenset({"result"})
     methods = frozenset({"tools/list"})
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def __init__(self) -> None:
         self._reported: PerConversation[Lru[str, None]] = PerConversation(lambda: Lru(MAX_KEYS))
@@ -139,6 +142,7 @@ class ToolsOrderUnstable(Rule):
     spec = f"{TOOLS}#capabilities"
     kinds = frozenset({"result"})
     methods = frozenset({"tools/list"})
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def __init__(self) -> None:
         self._listings: PerConversation[Lru[str | None, _Listing]] = PerConversation(
@@ -152,7 +156,7 @@ class ToolsOrderUnstable(Rule):
         names = tuple(
             t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
         )
-        cursor = request_params(ctx).get("cursor")
+        cursor = request_cursor(ctx)
         page = cursor if isinstance(cursor, str) else None
         listing = _Listing(hash(tuple(sorted(names))), hash(names), ctx.seq, len(names))
         listings = self._listings(ctx.conversation)
@@ -182,6 +186,8 @@ class ToolsXMcpHeader(_ReportedOnce):
     spec = f"{TOOLS}#x-mcp-header"
 
     def _judge(self, ctx: MessageContext, tools: list[Any], reported: Lru[str, None]) -> Findings:
+        if not may_hold(ctx.entry.record, "x-mcp-header"):
+            return None  # the common case: no annotation to walk the schemas for
         findings: list[Finding] = []
         for tool in tools:
             if not isinstance(tool, dict):

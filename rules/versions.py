@@ -9,11 +9,14 @@ with an error that is not a recognised modern one: that probe is no error.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inspector.analysis import Conversation
 from inspector.analysis.era import MODERN_ERROR_CODES, is_modern_version
+from inspector.records import Msg
+from rules._server import unread
 from rules._wire import MCP, as_dict, side, where
 from rules.base import MODERN_SPEC, Era, Finding, Findings, Rule
 from rules.context import MessageContext
@@ -22,6 +25,20 @@ VERSIONING = f"{MODERN_SPEC}/basic/versioning"
 TASKS_EXTENSION = MCP + "tasks"
 METHOD_NOT_FOUND = -32601
 UNSUPPORTED_VERSION = -32022
+
+
+#: A JSON number equal to -32022 is written with those digits (``-32022``,
+#: ``-32022.0``), as one that rounds to it (``-32021.99999999999999``), or with an
+#: exponent, which follows a digit (``-3.2022e4``).
+_UNSUPPORTED_TEXT = re.compile(r"3202(?:2|1\.9)|[0-9][eE]")
+
+
+def _may_be_unsupported(record: Msg) -> bool:
+    """Whether an error's text may hold the code -32022 (``False`` is certain: no decode)."""
+    raw = record.raw
+    if raw is None:
+        return record.raw_b64 is not None
+    return _UNSUPPORTED_TEXT.search(raw) is not None
 
 
 class VersionUnsupportedErrorShape(Rule):
@@ -36,6 +53,8 @@ class VersionUnsupportedErrorShape(Rule):
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
             return None
+        if unread(ctx, "error") and not _may_be_unsupported(ctx.entry.record):
+            return None  # the common case: another code, told without a decode
         error = as_dict(ctx.error)
         if error is None or error.get("code") != UNSUPPORTED_VERSION:
             return None
@@ -154,6 +173,9 @@ CORE_TASKS = frozenset(
 TASKS_REMOVED_EVERYWHERE = frozenset({"tasks/result", "tasks/list"})
 
 
+JUDGED_METHODS = frozenset({*REMOVED_METHODS, *CORE_TASKS})
+
+
 class _ProbeState:
     __slots__ = ("modern_only_seq", "proven_seq", "rejected")
 
@@ -168,6 +190,7 @@ class VersionRemovedMethod(Rule):
     sees it, so the rule itself decides when the modern era holds."""
 
     id = "version.removed-method"
+    gated = frozenset({"request", "notification"})  # silent on what rules.gate accepts
     severity = "error"
     era = None  # see the class docstring: modern only, decided per message
     #: the era RULES.md gives the rule (the engine cannot gate it: see the docstring)
@@ -180,6 +203,8 @@ class VersionRemovedMethod(Rule):
         self._state: dict[str, _ProbeState] = {}
 
     def on_message(self, ctx: MessageContext) -> Findings:
+        if not ctx.is_response and ctx.entry.method not in JUDGED_METHODS:
+            return None  # the common case: a method that was not removed
         state = self._state.get(ctx.conversation.key)
         if ctx.is_response:
             if ctx.entry.dir == "s2c" and ctx.method == "server/discover":
