@@ -32,7 +32,7 @@ from inspector.jsonrpc import MessageDecoder
 from inspector.records import Msg, Record
 from rules.base import Finding, Rule, catalog
 from rules.context import MessageContext, RequestMemo
-from rules.gate import Gate
+from rules.gate import Gate, plain_answer
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -122,8 +122,10 @@ class RuleEngine(AnalysisListener):
         self._current_flow = flow
         version = self.spec or conversation.protocol_version
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
-        if dispatch.ungated is not None and self._gate.accepts(
-            entry.record.raw, era, version, entry.kind, method, entry.dir
+        if (
+            dispatch.ungated is not None
+            and self._gate.accepts(entry.record.raw, era, version, entry.kind, method, entry.dir)
+            and (entry.kind != "result" or plain_answer(flow))
         ):
             entry.conformant, ctx.conformant = era, True
             if self._verify_gate:

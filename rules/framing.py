@@ -133,6 +133,7 @@ class StdioServerRequest(Rule):
 class StdioClientResponse(Rule):
     transport = "stdio"
     id = "stdio.client-response"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     era = "modern"
     summary = "the client wrote a JSON-RPC response to stdin"

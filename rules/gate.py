@@ -12,7 +12,9 @@ fields the spec requires there (the per-request protocol fields of a modern
 request, ``serverInfo`` of a modern result). A modern result must say
 ``resultType: "complete"``. Anything else, or anything odd (a batch, bytes
 that are not UTF-8, more than one ``_meta``, a method the spec does not
-define, an error), is not accepted, and every rule runs as before.
+define, an error), is not accepted, and every rule runs as before. A result
+must also be a plain answer (:func:`plain_answer`: no orphan, no second
+answer, the era known), so that the response rules have nothing to say either.
 
 The gate only ever says "certainly conformant": it may turn away a fine
 message (then the rules run), never accept one a gated rule would flag. The
@@ -27,6 +29,7 @@ from typing import Any, Literal, cast
 
 import msgspec
 
+from inspector.analysis import Flow
 from rules.models import Spec, spec_for
 from rules.models import modern as modern_models
 from rules.models._base import UNSET, Model, Unset, named, required
@@ -34,6 +37,7 @@ from rules.models.content import Implementation, RequestId
 from rules.models.registry import Method
 
 MCP = "io.modelcontextprotocol/"
+LISTEN = "subscriptions/listen"
 GATED_KINDS = frozenset({"request", "notification", "result"})
 GATED_ERAS = frozenset({"modern", "legacy"})
 
@@ -157,6 +161,16 @@ def _checked(
         return body is UNSET or hook is None or hook(body, True) is None
 
     return check
+
+
+def plain_answer(flow: Flow) -> bool:
+    """The correlation a result must show as well, for the response rules to have nothing
+    to say: it answers a request of its flow (not an orphan), no attempt of the flow was
+    answered twice, the flow's era was known when it began (so its request was judged
+    then), and it is not a ``subscriptions/listen`` stream (whose result closes it)."""
+    if flow.status == "orphan" or flow.era is None or flow.method == LISTEN:
+        return False
+    return all(not attempt.duplicates for attempt in flow.attempts)
 
 
 class Gate:

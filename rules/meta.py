@@ -46,8 +46,9 @@ class _RequestField(Rule):
     era = "modern"
     kinds = frozenset({"request", "result", "error"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
-    # On a response it judges the request, which the gate did not see then.
-    gated = frozenset({"request"})
+    # On a response it judges a request sent before the era was known; the gate passes
+    # only answers in flows whose era was (rules.gate.plain_answer).
+    gated = frozenset({"request", "result"})
     key = ""
     need = ""
 

@@ -169,6 +169,7 @@ def _missing_capability(request: dict[str, Any], caps: dict[str, Any]) -> str | 
 
 class CapabilityNotDeclared(_InputRequired):
     id = "mrtr.capability-not-declared"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "an input request the client did not declare the capability for in that request"
     spec = f"{MRTR}#server-requirements-basic-workflow"

@@ -66,6 +66,7 @@ def is_open(flow: Flow) -> bool:
 
 class SubscriptionAckNotFirst(Rule):
     id = "subscription.ack-not-first"
+    gated = frozenset({"result"})  # silent on what rules.gate accepts
     severity = "error"
     era = "modern"
     summary = (

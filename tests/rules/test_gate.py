@@ -202,6 +202,24 @@ def test_a_gated_rule_is_skipped_on_accepted_messages_and_verify_catches_a_liar(
     assert sorted(verified) == [GATE_UNSOUND, "test.liar"]
 
 
+def test_a_result_must_also_be_a_plain_answer() -> None:
+    # Each answer below is a conformant modern result by its content; correlation makes
+    # the response rules speak, so the gate must let them.
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", {}, id=1)
+    b.result(
+        1, {"supportedVersions": [MODERN], "capabilities": {}, "ttlMs": 0, "cacheScope": "public"}
+    )
+    b.request("tools/call", {"name": "add", "arguments": {}}, id=2)
+    answer = {"content": [], "_meta": SERVER_META}
+    b.result(2, answer)
+    b.result(2, answer)  # a second answer
+    b.result(7, answer)  # answers nothing
+    found = sorted(v.rule for v in _lint(b.records, gate=True))
+    assert found == sorted(v.rule for v in _lint(b.records, gate=False))
+    assert "response.duplicate" in found and "response.unknown-id" in found
+
+
 # -- differential: gate on and off find the same, whatever one message becomes ------------
 ODD_VALUES = [
     None,
