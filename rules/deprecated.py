@@ -22,7 +22,8 @@ class DeprecatedFeature(Rule):
     """Reported once per conversation and feature: the point is to see it, not count it."""
 
     id = "deprecated.feature"
-    gated = frozenset({"request", "notification", "result"})  # silent on what rules.gate accepts
+    # The gate passes logLevel and notifications/message, which this rule is about.
+    gated = frozenset({"result"})
     severity = "info"
     era = None
     summary = "a Deprecated feature in use (Roots, Sampling, Logging; `includeContext`)"

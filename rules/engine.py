@@ -125,7 +125,7 @@ class RuleEngine(AnalysisListener):
         if (
             dispatch.ungated is not None
             and self._gate.accepts(entry.record.raw, era, version, entry.kind, method, entry.dir)
-            and (entry.kind != "result" or plain_answer(flow))
+            and (not ctx.is_response or plain_answer(flow))
         ):
             entry.conformant, ctx.conformant = era, True
             if self._verify_gate:

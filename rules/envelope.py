@@ -78,7 +78,9 @@ class _InvalidMember:
 # -- the envelope ---------------------------------------------------------------------
 class JsonrpcVersion(Rule):
     id = "jsonrpc.version"
-    gated = frozenset({"request", "notification", "result"})  # silent on what rules.gate accepts
+    gated = frozenset(
+        {"request", "notification", "result", "error"}
+    )  # silent on what rules.gate accepts
     severity = "error"
     summary = '`jsonrpc` missing or not exactly "2.0"'
     spec = f"{BASIC}#messages"
@@ -94,7 +96,7 @@ class JsonrpcVersion(Rule):
 
 class JsonrpcBatch(Rule):
     id = "jsonrpc.batch"
-    gated = frozenset({"request", "notification", "result"})  # the gate turns batches away
+    gated = frozenset({"request", "notification", "result", "error"})  # the gate turns batches away
     severity = "error"
     summary = "a JSON array (batch); allowed only in 2025-03-26 (then info)"
     spec = f"{MODERN_SPEC}/basic/transports/streamable-http#sending-messages"

@@ -64,7 +64,7 @@ class StdioNotUtf8(Rule):
     transport = "stdio"
 
     id = "stdio.not-utf8"
-    gated = frozenset({"request", "notification", "result"})  # the gate reads text only
+    gated = frozenset({"request", "notification", "result", "error"})  # the gate reads text only
     severity = "error"
     summary = "a line that is not valid UTF-8"
     spec = f"{MODERN_SPEC}/basic/transports#messages"
@@ -133,7 +133,7 @@ class StdioServerRequest(Rule):
 class StdioClientResponse(Rule):
     transport = "stdio"
     id = "stdio.client-response"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result", "error"})  # silent on what rules.gate accepts
     severity = "error"
     era = "modern"
     summary = "the client wrote a JSON-RPC response to stdin"

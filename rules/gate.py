@@ -33,12 +33,12 @@ from inspector.analysis import Flow
 from rules.models import Spec, spec_for
 from rules.models import modern as modern_models
 from rules.models._base import UNSET, Model, Unset, named, required
-from rules.models.content import Implementation, RequestId
+from rules.models.content import Implementation, LoggingLevel, RequestId
 from rules.models.registry import Method
 
 MCP = "io.modelcontextprotocol/"
 LISTEN = "subscriptions/listen"
-GATED_KINDS = frozenset({"request", "notification", "result"})
+GATED_KINDS = frozenset({"request", "notification", "result", "error"})
 GATED_ERAS = frozenset({"modern", "legacy"})
 
 Check = Callable[[str, int], bool]  # (the message's text, how many "_meta" it has)
@@ -52,12 +52,14 @@ MAX_BRACKETS = 500
 # -- the _meta a conformant message may carry --------------------------------------------------
 class _ModernRequestMeta(Model, forbid_unknown_fields=True):
     """A modern client request's ``_meta``: its protocol fields, all present; no other key
-    (a vendor key, trace context or ``logLevel`` goes the long way, past their rules)."""
+    (a vendor key or trace context goes the long way, past their rules). ``logLevel`` is
+    deprecated, which deprecated.feature (not gated on requests) says."""
 
     progressToken: RequestId | Unset = UNSET
     protocolVersion: str = required(MCP + "protocolVersion")
     clientInfo: Implementation = required(MCP + "clientInfo")
     clientCapabilities: modern_models.ClientCapabilities = required(MCP + "clientCapabilities")
+    logLevel: LoggingLevel | Unset = named(MCP + "logLevel")
 
 
 class _ModernResultMeta(Model, forbid_unknown_fields=True):
@@ -93,11 +95,12 @@ def _with_meta(model: type[Model], meta: Any, *, needed: bool, **more: Any) -> t
 
 
 def _envelope(kind: str, member: str, body: Any, body_required: bool) -> type[msgspec.Struct]:
-    """The whole message: ``{"jsonrpc": "2.0", "id"…, "method"…, member: body}``, nothing else."""
+    """The whole message: ``{"jsonrpc": "2.0", "id"…, "method"…, member: body}``, nothing else
+    (``member`` is ``params``, ``result`` or ``error``)."""
     fields: list[Any] = [("jsonrpc", Literal["2.0"])]
     if kind != "notification":
         fields.append(("id", RequestId))
-    if kind != "result":
+    if kind in ("request", "notification"):
         fields.append(("method", str))
     fields.append((member, body) if body_required else (member, body | Unset, UNSET))
     return msgspec.defstruct(
@@ -108,15 +111,40 @@ def _envelope(kind: str, member: str, body: Any, body_required: bool) -> type[ms
 #: Messages the gate turns away by method, though their schema is known: what
 #: deprecated.feature or version.removed-method judge on them is beyond a model.
 _NEVER: dict[tuple[str, str, str], frozenset[str]] = {
-    ("modern", "notification", "s2c"): frozenset({"notifications/message"}),  # Logging
     ("legacy", "request", "c2s"): frozenset({"initialize"}),  # after a modern-only probe?
     ("legacy", "request", "s2c"): frozenset({"sampling/createMessage"}),  # includeContext
 }
 
 
+class _Error(Model):
+    """An error object no error rule speaks of: an integer code that is JSON-RPC's own or
+    outside every reserved range (see :func:`_plain_code`), a string message."""
+
+    code: int
+    message: str
+    data: Any = UNSET
+
+
+#: JSON-RPC's own codes; the rest of -32768..-32000 is reserved (MCP's codes, the legacy
+#: range, the removed ones: each has a rule, and -32021/-32022 a schema for ``data``).
+JSONRPC_CODES = frozenset({-32700, -32600, -32601, -32602, -32603})
+
+
+def _plain_code(error: Any, strict: bool) -> Any:
+    code = error.code
+    if code in JSONRPC_CODES or not -32768 <= code <= -32000:
+        return None
+    return code  # not None: turned away
+
+
 def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) -> Check | None:
     """The check for messages of this kind, or ``None`` when the gate never accepts them."""
     modern = era == "modern"
+    if kind == "error":
+        if modern and direction != "s2c":
+            return None  # a modern client answers nothing (stdio.client-response)
+        decoder = msgspec.json.Decoder(_envelope(kind, "error", _Error, True))
+        return _checked(decoder, "error", _plain_code, metas_allowed=False)
     entry: Method | None = spec.method(method, notification=kind == "notification")
     if entry is None:
         return None  # not a method the spec defines: no model to prove anything with
@@ -148,7 +176,11 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
 
 
 def _checked(
-    decoder: msgspec.json.Decoder[Any], member: str, hook: Callable[[Any, bool], Any] | None
+    decoder: msgspec.json.Decoder[Any],
+    member: str,
+    hook: Callable[[Any, bool], Any] | None,
+    *,
+    metas_allowed: bool = True,
 ) -> Check:
     def check(text: str, metas: int) -> bool:
         try:
@@ -156,7 +188,7 @@ def _checked(
         except msgspec.MsgspecError:
             return False
         body = getattr(message, member)
-        if metas and (body is UNSET or body.meta is UNSET):
+        if metas and (not metas_allowed or body is UNSET or body.meta is UNSET):
             return False  # the one _meta is nested somewhere the models leave free-form
         return body is UNSET or hook is None or hook(body, True) is None
 

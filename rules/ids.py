@@ -35,7 +35,7 @@ class IdNull(Rule):
     """
 
     id = "id.null"
-    gated = frozenset({"request", "result"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "result", "error"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "`id` is null on a request or on a response whose request id was readable"
     spec = f"{BASIC}#requests"

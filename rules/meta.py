@@ -48,7 +48,7 @@ class _RequestField(Rule):
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
     # On a response it judges a request sent before the era was known; the gate passes
     # only answers in flows whose era was (rules.gate.plain_answer).
-    gated = frozenset({"request", "result"})
+    gated = frozenset({"request", "result", "error"})
     key = ""
     need = ""
 

@@ -169,6 +169,7 @@ class SchemaResult(Rule):
 
 class SchemaError(Rule):
     id = "schema.error"
+    gated = frozenset({"error"})  # silent on what rules.gate accepts
     severity = "error"
     summary = "a defined MCP error (-32020/-32021/-32022; -32042 in 2025-11-25) with bad `data`"
     spec = f"{BASIC}#error-codes"

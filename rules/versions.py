@@ -43,6 +43,7 @@ def _may_be_unsupported(record: Msg) -> bool:
 
 class VersionUnsupportedErrorShape(Rule):
     id = "version.unsupported-error-shape"
+    gated = frozenset({"error"})  # silent on what rules.gate accepts
     severity = "error"
     era = "modern"
     summary = "a -32022 error without `data.supported` (array) and `data.requested`"

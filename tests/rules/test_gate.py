@@ -45,6 +45,10 @@ def call(**meta: Any) -> dict[str, Any]:
     }
 
 
+def failed(code: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "no"}}
+
+
 def answer(**result: Any) -> dict[str, Any]:
     body = {"resultType": "complete", "content": [], "_meta": SERVER_META, **result}
     return {"jsonrpc": "2.0", "id": 1, "result": body}
@@ -58,6 +62,13 @@ def test_accepts_conformant_modern_traffic() -> None:
     progress = {"progressToken": 7, "progress": 1, "total": 2}
     note = {"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}
     assert accepts(note, "notification", "notifications/progress")
+    assert accepts(failed(-32602), "error", "tools/call")
+    assert accepts(failed(404), "error", "tools/call")  # an application's own code
+    # Deprecated, but deprecated.feature is not gated on requests and notifications:
+    assert accepts(call(**{MCP + "logLevel": "info"}), "request", "tools/call")
+    logged = {"level": "info", "data": "x"}
+    log = {"jsonrpc": "2.0", "method": "notifications/message", "params": logged}
+    assert accepts(log, "notification", "notifications/message")
 
 
 def test_accepts_conformant_legacy_traffic() -> None:
@@ -102,7 +113,7 @@ TURNED_AWAY = {
         "request",
         "tools/call",
     ),
-    "log level (deprecated)": (call(**{MCP + "logLevel": "info"}), "request", "tools/call"),
+    "bad log level": (call(**{MCP + "logLevel": "loud"}), "request", "tools/call"),
     "trace context": (call(traceparent="00-zz"), "request", "tools/call"),
     "vendor key": (call(**{"com.example/x": 1}), "request", "tools/call"),
     "bad key": (call(**{"-bad": 1}), "request", "tools/call"),
@@ -117,11 +128,11 @@ TURNED_AWAY = {
         "result",
         "tools/list",
     ),
-    "modern logging": (
-        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}},
-        "notification",
-        "notifications/message",
-    ),
+    "error code of MCP's range": (failed(-32010), "error", "tools/call"),
+    "removed error code": (failed(-32042), "error", "tools/call"),
+    "defined error code (data has a schema)": (failed(-32022), "error", "tools/call"),
+    "float error code": (failed(-32602.0), "error", "tools/call"),
+    "error without message": (without(failed(-32602), "error", "message"), "error", "tools/call"),
     "nested _meta only": (
         {"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "t", "_meta": {"-": 1}}]}},
         "result",
@@ -165,7 +176,7 @@ def test_turns_away_what_it_cannot_read() -> None:
     assert not gate.accepts(" " + text, "modern", MODERN, "request", "tools/call", "c2s")
     assert not gate.accepts(text, None, None, "request", "tools/call", "c2s")  # era unknown
     assert not gate.accepts(text, "modern", MODERN, "request", "tools/call", "s2c")
-    assert not Gate.may_accept("error", "modern")
+    assert not Gate.may_accept("request", None)
     assert not Gate.may_accept("invalid", "legacy")
 
 
