@@ -15,6 +15,9 @@ is :mod:`rules._stdio_runs`'s.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from rules._stdio_runs import (
     EXCERPT,
     RUN_BYTES_LIMIT,
@@ -115,6 +118,7 @@ class StdioServerRequest(Rule):
     summary = "the server wrote a JSON-RPC request to stdout"
     spec = f"{STDIO}#receiving-messages"
     kinds = frozenset({"request"})
+    directions: ClassVar[Mapping[str, str]] = {"request": "s2c"}  # the client's are fine
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry
