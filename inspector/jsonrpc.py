@@ -83,19 +83,28 @@ def json_value(data: bytes | bytearray | memoryview | str | msgspec.Raw) -> Any:
     """The JSON value of ``data``, ``None`` if it is not JSON (or nested too deep to
     build); never raises.
 
-    A number beyond a float's range (``1e999``) is still JSON, which msgspec
-    declines to build: the standard library's decoder reads it as infinity, so
-    that one odd number does not make a whole message look undecodable.
+    A number beyond a float's range (``1e999``) or an integer of more digits
+    than Python converts (4,300) is still JSON, which msgspec declines to
+    build: the standard library's decoder reads it as infinity, so that one odd
+    number does not make a whole message look undecodable.
     """
     try:
         return msgspec.json.decode(data)
     except msgspec.ValidationError:  # (a DecodeError too: this one first)
         try:
-            return json.loads(bytes(data) if not isinstance(data, str) else data)
+            text = bytes(data) if not isinstance(data, str) else data
+            return json.loads(text, parse_int=_int_or_infinity)
         except (ValueError, RecursionError):
             return None
     except (msgspec.DecodeError, RecursionError):  # nested past the interpreter's depth
         return None
+
+
+def _int_or_infinity(digits: str) -> int | float:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than int() takes: as big as a float gets
+        return float(digits)
 
 
 class MessageDecoder:

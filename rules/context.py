@@ -37,6 +37,8 @@ class MessageContext:
         attempt: Attempt | None  # the attempt of the flow a request or response belongs to
         request: Entry | None  # for a response: the request it answers
         request_params: Any  # for a response: its request's params (None if absent)
+        #: for a response: the era in which the gate accepted its request (None: it did not)
+        request_conformant: str | None
         batch: bool  # the message's bytes are a JSON array
 
     def __init__(
@@ -151,6 +153,12 @@ def _request_params(ctx: MessageContext) -> Any:
     return request.message(ctx._decoder).params_value()
 
 
+def _request_conformant(ctx: MessageContext) -> str | None:
+    request = ctx.request
+    memo = ctx._requests
+    return memo.accepted_in(request.seq) if request is not None and memo is not None else None
+
+
 def _batch(ctx: MessageContext) -> bool:
     return is_batch(ctx.entry.record)
 
@@ -179,6 +187,7 @@ _LAZY: dict[str, Callable[[MessageContext], Any]] = {
     "attempt": _attempt,
     "request": _request,
     "request_params": _request_params,
+    "request_conformant": _request_conformant,
     "batch": _batch,
 }
 
@@ -194,6 +203,17 @@ class RequestMemo:
 
     def __init__(self) -> None:
         self._params: dict[int, tuple[Msg, Any]] = {}
+        self._accepted: dict[int, str] = {}  # seq → the era the gate accepted it in
+
+    def accepted(self, seq: int, era: str) -> None:
+        """The conformance gate accepted the request ``seq`` (in ``era``)."""
+        accepted = self._accepted
+        accepted[seq] = era
+        if len(accepted) > self.LIMIT:
+            del accepted[next(iter(accepted))]
+
+    def accepted_in(self, seq: int) -> str | None:
+        return self._accepted.get(seq)
 
     def get(self, seq: int) -> tuple[Msg, Any] | None:
         return self._params.get(seq)

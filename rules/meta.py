@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from inspector.analysis import Entry
+from inspector.analysis.analyzer import DROPPED
 from rules._server import (
     CLIENT_CAPABILITIES,
     MCP,
@@ -61,6 +62,8 @@ class _RequestField(Rule):
         if ctx.flow.era is not None or not server_response(ctx) or ctx.request is None:
             return None
         request = ctx.request
+        if request.record is DROPPED:
+            return None  # a late answer: the request's bytes are gone, nothing to judge by
         message = self.missing(request, ctx.method, request_meta(ctx))
         return [Finding(msgs=[request.seq], message=message)] if message else None
 
@@ -128,8 +131,10 @@ class MalformedAccepted(ModernServerRule):
 
     def check(self, ctx: MessageContext) -> Finding | None:
         request = ctx.request
-        if request is None or request.dir != "c2s" or request.conformant == "modern":
+        if request is None or request.dir != "c2s" or ctx.request_conformant == "modern":
             return None  # (the gate's model of a modern request requires both fields)
+        if request.record is DROPPED:
+            return None  # a late answer: the request's bytes are gone, nothing to judge by
         meta = request_meta(ctx) or {}
         missing = [key.removeprefix(MCP) for key in REQUIRED if meta.get(key) is None]
         if not missing:

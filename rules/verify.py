@@ -1,0 +1,97 @@
+"""Checking the conformance gate as it runs: a second engine without it, findings compared.
+
+The gate (:mod:`rules.gate`) lets the engine skip rules and lets some rules
+take a message's conformance as read; either would hide a finding if the gate
+accepted too much, or if a skipped rule kept state. :class:`VerifiedRuleEngine`
+is what ``RuleEngine(verify_gate=True)`` (or ``MCPEEK_VERIFY_GATE=1``) builds:
+it feeds every hook to itself and to a twin engine that has the gate off, and
+when the findings of one hook differ between the two it reports them as an
+``inspector.gate-unsound`` violation, besides the findings themselves. The
+test suite runs every engine this way, so each rule test also tests the gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from inspector.analysis import Conversation, Entry, Flow
+from inspector.records import Record
+from rules.base import Rule
+from rules.engine import GATE_UNSOUND, Reported, RuleEngine
+
+Key = tuple[str, tuple[int, ...], str]
+
+
+class VerifiedRuleEngine(RuleEngine):
+    def __init__(
+        self,
+        report: Callable[[Reported], None],
+        *,
+        spec: str | None = None,
+        ignore: Iterable[str] = (),
+        rules: Iterable[type[Rule]] | None = None,
+        gate: bool = True,
+        verify_gate: bool | None = None,
+    ) -> None:
+        chosen = list(rules) if rules is not None else None
+        self._passed_on = report
+        self._with_gate: list[Reported] = []
+        self._without_gate: list[Reported] = []
+        super().__init__(self._found, spec=spec, ignore=ignore, rules=chosen, gate=gate)
+        self._twin = RuleEngine(
+            self._without_gate.append,
+            spec=spec,
+            ignore=ignore,
+            rules=chosen,
+            gate=False,
+            verify_gate=False,
+        )
+
+    def _found(self, violation: Reported) -> None:
+        self._with_gate.append(violation)
+        self._passed_on(violation)
+
+    # -- every hook twice -----------------------------------------------------------------
+    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
+        self._twin.on_message(entry, flow, conversation)
+        super().on_message(entry, flow, conversation)
+        self._compare(f"message seq {entry.seq}", conversation)
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        self._twin.on_flow_end(flow, conversation)
+        super().on_flow_end(flow, conversation)
+        self._compare(f"the end of flow {flow.number}", conversation)
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        self._twin.on_record(record, conversation)
+        super().on_record(record, conversation)
+        self._compare(f"record seq {getattr(record, 'seq', 0)}", conversation)
+
+    def on_conversation_end(self, conversation: Conversation) -> None:
+        self._twin.on_conversation_end(conversation)
+        super().on_conversation_end(conversation)
+        self._compare("the end of the conversation", conversation)
+
+    def _compare(self, where: str, conversation: Conversation | None) -> None:
+        got = [_key(v) for v in self._with_gate]
+        expected = [_key(v) for v in self._without_gate]
+        self._with_gate.clear()
+        self._without_gate.clear()
+        if got == expected:
+            return
+        msgs = sorted({seq for _, seq_list, _ in got + expected for seq in seq_list})
+        self._passed_on(
+            Reported(
+                rule=GATE_UNSOUND,
+                severity="error",
+                msgs=msgs,
+                message=f"at {where}, with the conformance gate the rules found {got}; "
+                f"without it {expected}",
+                spec="",
+                conversation=conversation.key if conversation is not None else "",
+            )
+        )
+
+
+def _key(violation: Reported) -> Key:
+    return (violation.rule, tuple(violation.msgs), violation.message)
