@@ -38,9 +38,6 @@ class Entry(msgspec.Struct, gc=False):
     method: str | None
     record: Msg
     flow: int = 0
-    #: The era whose models a rule engine's conformance gate (rules.gate) proved this
-    #: message conformant to, so that the rules judging its answer can take that as read.
-    conformant: str | None = None
 
     def message(self, decoder: MessageDecoder | None = None) -> Message:
         return (decoder or MessageDecoder()).decode(wire_bytes(self.record))
