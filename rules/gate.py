@@ -47,6 +47,7 @@ Check = Callable[[str, int], bool]  # (the message's text, how many "_meta" it h
 #: Python values (what the rules see) gives up past the interpreter's recursion
 #: depth. Far fewer brackets than that in all: the nesting cannot be that deep.
 MAX_BRACKETS = 500
+MAX_CHECKS = 4096  # built checks kept (one per era, version, kind, method, direction)
 
 
 # -- the _meta a conformant message may carry --------------------------------------------------
@@ -239,6 +240,8 @@ class Gate:
         check: Check | None = self._checks.get(key, _UNBUILT)
         if check is _UNBUILT:
             # Built once per version seen: spec_for picks the models the schema rules use.
+            if len(self._checks) >= MAX_CHECKS:
+                self._checks.clear()  # a capture of ever new version strings: start over
             spec = spec_for(version, era)
             check = self._checks[key] = _build(spec, era, kind, method, direction)
         if check is None:
