@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import msgspec
+
 from inspector.analysis.conversation import Conversation
 from inspector.analysis.flow import Entry, Flow
-from inspector.analysis.peek import PeekEnvelope, Peeker
+from inspector.analysis.peek import UNSET, PeekEnvelope, Peeker
 from inspector.jsonrpc import MessageDecoder, classify
 from inspector.records import AnyRecord, Header, Http, Msg, Record, SeqRecord, wire_bytes
 
@@ -79,13 +81,24 @@ class Analyzer:
         self._exchanges: dict[str, _Exchange] = {}
         self._flow_count = 0
         self._forget: list[Flow] = []
-        self._ending: list[Flow] | None = None
+        self._ending: list[Flow] = []  # flows ended by the message being correlated
+        self._inside = False  # correlating a message: flows that end wait in _ending
+        self._decode_envelope = msgspec.json.Decoder(PeekEnvelope).decode
         self._now = 0.0
+        self._stdio: Conversation | None = None
 
     # -- input ------------------------------------------------------------------
     def feed(self, record: Record) -> None:
         if type(record) is Msg:  # the hot path first
-            self._feed_msg(record)
+            conversation = (
+                self._stdio or self._conversation("stdio")
+                if record.ch == "stdio"
+                else self._http_conversation(record)
+            )
+            if conversation is not None:  # else its session is not known yet
+                for listener in self.listeners:
+                    listener.on_record(record, conversation)
+                self._message(record, conversation)
         elif isinstance(record, Header):
             self.header = record
             self.transport = record.transport
@@ -100,16 +113,18 @@ class Analyzer:
         if record.t - self._now >= EXPIRY_CHECK:
             self._advance(record.t)
 
-    def _feed_msg(self, record: Msg) -> None:
-        if record.ch != "stdio" and record.dir == "c2s":
-            exchange = self._exchanges.get(record.ch)
-            if exchange is not None and exchange.conversation is None:
-                exchange.pending.append(record)  # its session is not known yet
-                return
-        conversation = self._conversation_for(record.ch)
-        for listener in self.listeners:
-            listener.on_record(record, conversation)
-        self._message(record, conversation)
+    def _http_conversation(self, record: Msg) -> Conversation | None:
+        """The conversation of a message off stdio; ``None`` when it waits (in its
+        exchange) for the response headers that say which session it is in."""
+        exchange = self._exchanges.get(record.ch)
+        if exchange is not None and exchange.conversation is None and record.dir == "c2s":
+            exchange.pending.append(record)
+            return None
+        if self.transport != "http":
+            return self._stdio or self._conversation("stdio")
+        if exchange is not None and exchange.conversation is not None:
+            return exchange.conversation
+        return self._conversation(ORIGIN)
 
     def feed_all(self, records: Iterable[Record]) -> None:
         for record in records:
@@ -135,36 +150,43 @@ class Analyzer:
     # -- messages -----------------------------------------------------------------
     def _message(self, record: Msg, conversation: Conversation) -> None:
         data = record.raw if record.raw is not None else wire_bytes(record)
-        envelope = self._peeker.envelope(data)
-        if envelope is not None:  # the common case: one decode, nothing built twice
-            kind, _ = classify(envelope)
-            method = envelope.method if isinstance(envelope.method, str) else None
-            self._correlate(record, conversation, kind, envelope.id, method, envelope)
+        try:  # the common case: one decode, nothing built twice
+            envelope = self._decode_envelope(data)
+        except msgspec.MsgspecError:  # not an object, a batch, bad JSON, an odd member
+            message = self._decoder.decode(data)
+            for m in message.items if message.kind == "batch" else (message,):
+                parts = self._peeker.parts(m.params, m.result, m.error)
+                seq, t, sender, ch = record.seq, record.t, record.dir, record.ch
+                entry = Entry(seq, t, sender, ch, m.kind, m.id, m.method, record)
+                self._correlate(entry, parts, conversation)
             return
-        message = self._decoder.decode(data)
-        members = message.items if message.kind == "batch" else (message,)
-        for member in members:
-            parts = self._peeker.parts(member.params, member.result, member.error)
-            self._correlate(record, conversation, member.kind, member.id, member.method, parts)
-
-    def _correlate(
-        self,
-        record: Msg,
-        conversation: Conversation,
-        kind: str,
-        msg_id: object,
-        method: str | None,
-        parts: PeekEnvelope,
-    ) -> None:
+        method = envelope.method
+        no_result = envelope.result is UNSET
+        no_error = envelope.error is UNSET
+        if type(method) is str and no_result and no_error:  # classify()'s answers, quickly
+            kind = "notification" if envelope.id is UNSET else "request"
+        elif method is UNSET and no_result is not no_error:
+            kind = "error" if no_result else "result"
+            method = None
+        else:
+            kind, _ = classify(envelope)
+            if not isinstance(method, str):
+                method = None
+        msg_id = envelope.id
         entry = Entry(record.seq, record.t, record.dir, record.ch, kind, msg_id, method, record)
+        self._correlate(entry, envelope, conversation)
+
+    def _correlate(self, entry: Entry, parts: PeekEnvelope, conversation: Conversation) -> None:
         # Listeners hear of the message first, then of the flows it ended.
-        self._ending = []
+        self._inside = True
         flow = conversation.handle(entry, parts)
-        ended, self._ending = self._ending, None
+        self._inside = False
         for listener in self.listeners:
             listener.on_message(entry, flow, conversation)
-        for done in ended:
-            self._flow_ended(done)
+        if self._ending:
+            ended, self._ending = self._ending, []
+            for done in ended:
+                self._flow_ended(done)
         if self._forget:
             self._forget_bytes()
 
@@ -176,7 +198,7 @@ class Analyzer:
         return flow
 
     def _flow_ended(self, flow: Flow) -> None:
-        if self._ending is not None:  # inside a message: after its on_message
+        if self._inside:  # inside a message: after its on_message
             self._ending.append(flow)
             return
         conversation = self.conversations[flow.conversation]
@@ -189,9 +211,19 @@ class Analyzer:
         """Streaming: once every listener has seen an ended flow (its last message
         included), the bounded window of recent flows keeps their ids for late
         answers, not their bytes."""
-        for flow in self._forget:
-            for entry in flow.entries:
+        for flow in self._forget:  # every entry of the flow (Flow.entries, unsorted)
+            for attempt in flow.attempts:
+                attempt.request.record = DROPPED
+                if attempt.response is not None:
+                    attempt.response.record = DROPPED
+                for entry in attempt.duplicates:
+                    entry.record = DROPPED
+            for entry in flow.notifications:
                 entry.record = DROPPED
+            if flow.cancel is not None:
+                flow.cancel.record = DROPPED
+            if flow.orphan is not None:
+                flow.orphan.record = DROPPED
         self._forget.clear()
 
     def _advance(self, t: float) -> None:
@@ -206,15 +238,9 @@ class Analyzer:
         if conversation is None:
             conversation = Conversation(key, self.transport, self._new_flow, self._flow_ended)
             self.conversations[key] = conversation
+            if key == "stdio":
+                self._stdio = conversation
         return conversation
-
-    def _conversation_for(self, channel: str) -> Conversation:
-        if channel == "stdio" or self.transport != "http":
-            return self._conversation("stdio")
-        exchange = self._exchanges.get(channel)
-        if exchange is not None and exchange.conversation is not None:
-            return exchange.conversation
-        return self._conversation(ORIGIN)
 
     def _http(self, record: Http) -> None:
         if record.phase == "request":

@@ -20,7 +20,7 @@ from typing import Any
 
 from inspector.analysis.era import Declared
 from inspector.analysis.flow import Attempt, Entry, Flow
-from inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, id_key
+from inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
 
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 RECENT_LIMIT = 4096
@@ -62,26 +62,29 @@ class Conversation:
         """Correlate one decoded message; returns the flow it now belongs to."""
         self.message_count += 1
         kind = entry.kind
-        if kind == "request":
-            return self._request(entry, parts.params_peek)
-        if kind == "notification":
-            return self._notification(entry, parts.params_peek)
         if kind in ("result", "error"):
             return self._response(entry, parts)
+        params = parts.params if type(parts.params) is ParamsPeek else parts.params_peek
+        if kind == "request":
+            return self._request(entry, params)
+        if kind == "notification":
+            return self._notification(entry, params)
         return self._alone(entry, "orphan")
 
     def _request(self, entry: Entry, params: ParamsPeek) -> Flow:
-        era = (
-            self.declared.on_client_request(entry.seq, entry.method, params)
-            if entry.dir == "c2s"
-            else self.declared.era
-        )
-        flow = self._retry_target(entry, params)
+        sender = entry.dir
+        method = entry.method
+        if sender == "c2s":
+            era = self.declared.on_client_request(entry.seq, method, params)
+            flow = self._retry_target(entry, params) if self.awaiting_retry else None
+        else:
+            era = self.declared.era
+            flow = None  # only a client request retries
         attempt = Attempt(request=entry, request_state=params.request_state)
         if flow is None:
-            flow = self._new_flow(self.key, entry.dir, entry.method)
+            flow = self._new_flow(self.key, sender, method)
             flow.era = era
-            target = params.name if entry.method != "resources/read" else params.uri
+            target = params.name if method != "resources/read" else params.uri
             if target is UNSET:
                 target = params.uri
             flow.name = target if isinstance(target, str) else None
@@ -96,9 +99,9 @@ class Conversation:
                 flow.client_capabilities = meta.client_capabilities
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
-                attempt.progress_token = (entry.dir, id_key(meta.progress_token))
+                attempt.progress_token = (sender, id_key(meta.progress_token))
                 self.progress[attempt.progress_token] = flow
-        key = self._key(entry.dir, entry.id, entry.ch)
+        key = self._key(sender, entry.id, entry.ch)
         earlier = self.in_flight.pop(key, None)
         if earlier is not None:
             # The same id while the first is still in flight (id.reused): an answer can
@@ -107,9 +110,9 @@ class Conversation:
             earlier[0].status = "unanswered"
             self._end(earlier[0])
         self.in_flight[key] = (flow, attempt)  # re-inserted last: expiry relies on order
-        if entry.method == "subscriptions/listen":
+        if method == "subscriptions/listen":
             self.subscriptions[id_key(entry.id)] = flow
-        if self.transport == "http" and entry.dir == "c2s":
+        if sender == "c2s" and self.transport == "http":
             self.channel_flows[entry.ch] = flow
         entry.flow = flow.number
         return flow
@@ -118,15 +121,18 @@ class Conversation:
         """How a request is found again. Modern HTTP traffic of one origin may come
         from several clients with the same ids; each answer comes back on its own
         exchange, so there the exchange is part of the key."""
+        kind = type(msg_id)  # id_key() of the usual ids, without the call
+        key = msg_id if kind is int or kind is str else id_key(msg_id)
         if self.shared_origin and requester == "c2s":
-            return (requester, id_key(msg_id), channel)
-        return (requester, id_key(msg_id))
+            return (requester, key, channel)
+        return (requester, key)
 
     def _retry_target(self, entry: Entry, params: ParamsPeek) -> Flow | None:
-        """The ``input_required`` flow this request retries, if it is a retry."""
-        if entry.dir != "c2s" or entry.method not in MRTR_METHODS or not self.awaiting_retry:
-            return None
-        if params.request_state is UNSET and params.input_responses is UNSET:
+        """The ``input_required`` flow this client request retries, if it is a retry
+        (asked only while some flow awaits its retry)."""
+        if entry.method not in MRTR_METHODS or (
+            params.request_state is UNSET and params.input_responses is UNSET
+        ):
             return None
         target = params.uri if entry.method == "resources/read" else params.name
         same = [
@@ -175,14 +181,13 @@ class Conversation:
 
     def _log_owner(self) -> Flow | None:
         """On stdio: the one in-flight client request that can own a log message."""
-        candidates = [
-            f
-            for key, (f, _) in self.in_flight.items()
-            if key[0] == "c2s" and f.method != "subscriptions/listen"
-        ]
-        if len(candidates) == 1:
-            return candidates[0]
-        return None
+        owner = None
+        for key, (flow, _) in self.in_flight.items():
+            if key[0] == "c2s" and flow.method != "subscriptions/listen":
+                if owner is not None:
+                    return None  # two or more: nobody's
+                owner = flow
+        return owner
 
     def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
         target_key = id_key(params.request_id)
@@ -238,8 +243,8 @@ class Conversation:
         attempt.response = entry
         entry.flow = flow.number
         self.recent[key] = found
-        if len(self.recent) > RECENT_LIMIT:
-            self._trim_recent()
+        if len(self.recent) > RECENT_LIMIT:  # one in, one out: the window stays bounded
+            self.recent.popitem(last=False)
         self._settle(flow, attempt, entry, parts)
         return flow
 
@@ -250,13 +255,12 @@ class Conversation:
                 self.declared.on_error(entry.seq, method, parts.error_peek)
             flow.status = "error"
         else:
-            result = parts.result_peek
+            result = parts.result if type(parts.result) is ResultPeek else parts.result_peek
             if entry.dir == "s2c":
                 self.declared.on_result(entry.seq, method, result)
-            attempt.result_type = (
-                result.result_type if isinstance(result.result_type, str) else None
-            )
-            if attempt.result_type == "input_required":
+            result_type = result.result_type
+            attempt.result_type = result_type if type(result_type) is str else None
+            if result_type == "input_required":
                 attempt.issued_state = result.request_state
                 if isinstance(result.input_requests, dict):
                     attempt.input_request_keys = tuple(sorted(result.input_requests))
@@ -270,10 +274,6 @@ class Conversation:
         self.in_flight.pop(key, None)
         self.recent[key] = (flow, attempt)
         if len(self.recent) > RECENT_LIMIT:
-            self._trim_recent()
-
-    def _trim_recent(self) -> None:
-        while len(self.recent) > RECENT_LIMIT:
             self.recent.popitem(last=False)
 
     def _end(self, flow: Flow) -> None:

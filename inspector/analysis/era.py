@@ -55,7 +55,7 @@ class Declared:
         self.changes: list[tuple[int, str, str | None]] = []  # (seq, era, version)
 
     def set_era(self, seq: int, era: str, version: str | None) -> None:
-        if (era, version) != (self.era, self.protocol_version):
+        if era != self.era or version != self.protocol_version:
             self.era = era
             self.protocol_version = version
             self.changes.append((seq, era, version))
@@ -72,9 +72,9 @@ class Declared:
             self.set_era(seq, "legacy", self.requested_version)
             return "legacy"
         if meta is not None and (
-            is_modern_version(meta.protocol_version)
+            (isinstance(asked := meta.protocol_version, str) and asked >= MODERN_VERSION)
             or meta.client_capabilities is not UNSET
-            or (meta.protocol_version is UNSET and meta.client_info is not UNSET)
+            or (asked is UNSET and meta.client_info is not UNSET)
         ):
             # Per-request protocol fields make a modern request, even when one
             # of them is missing or wrong (that is for the meta rules to say).
@@ -84,11 +84,10 @@ class Declared:
                 self.client_capabilities = meta.client_capabilities
             if self.era != "legacy":
                 version = (
-                    meta.protocol_version
-                    if isinstance(meta.protocol_version, str)
-                    else self.protocol_version or MODERN_VERSION
+                    asked if isinstance(asked, str) else self.protocol_version or MODERN_VERSION
                 )
-                self.set_era(seq, "modern", version)
+                if version != self.protocol_version or self.era != "modern":
+                    self.set_era(seq, "modern", version)
             return "modern"
         if self.era is None and method != "server/discover":
             # A first request with no handshake and no per-request fields: a
