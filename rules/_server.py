@@ -155,20 +155,33 @@ def describe(ctx: MessageContext) -> str:
     return f"{ctx.method or '?'} (id {shorten(ctx.entry.id)})"
 
 
-class _CapabilitiesMeta(msgspec.Struct, gc=False):
-    capabilities: Any = msgspec.field(default=None, name=CLIENT_CAPABILITIES)
+class MetaMemberPeek:
+    """Reads just ``params._meta[key]`` of a message's text; everything else is skipped,
+    not built (several times cheaper than decoding the params)."""
+
+    def __init__(self, key: str) -> None:
+        meta = msgspec.defstruct(
+            "MetaPeek", [("value", Any, msgspec.field(default=None, name=key))], gc=False
+        )
+        params = msgspec.defstruct(
+            "ParamsPeek", [("meta", meta | None, msgspec.field(default=None, name="_meta"))]
+        )
+        message = msgspec.defstruct("MessagePeek", [("params", params | None, None)])
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(message)
+
+    def read(self, raw: str) -> Any:
+        """The member's value (``None`` when absent); :data:`UNREADABLE` when the text
+        cannot be read this way (params or ``_meta`` not an object…)."""
+        try:
+            params = self._decoder.decode(raw).params
+        except (msgspec.MsgspecError, UnicodeError, RecursionError):
+            return UNREADABLE
+        meta = params.meta if params is not None else None
+        return meta.value if meta is not None else None
 
 
-class _CapabilitiesParams(msgspec.Struct, gc=False):
-    meta: _CapabilitiesMeta | None = msgspec.field(default=None, name="_meta")
-
-
-class _CapabilitiesRequest(msgspec.Struct, gc=False):
-    params: _CapabilitiesParams | None = None
-
-
-#: Reads just ``params._meta[clientCapabilities]`` of a request (the rest is skipped).
-_CAPABILITIES = msgspec.json.Decoder(_CapabilitiesRequest)
+UNREADABLE: Any = object()
+_CAPABILITIES = MetaMemberPeek(CLIENT_CAPABILITIES)
 
 
 def request_capabilities(ctx: MessageContext) -> Any:
@@ -177,14 +190,9 @@ def request_capabilities(ctx: MessageContext) -> Any:
     raw = request.record.raw if request is not None else None
     if raw is not None and raw[:1] == "{" and unread(ctx, "request_params"):
         # One object (not a batch) whose params nobody decoded for this response:
-        # peek the one member. What the peek cannot read (params or _meta not an
-        # object…) is left to the whole params below.
-        try:
-            params = _CAPABILITIES.decode(raw).params
-        except (msgspec.MsgspecError, UnicodeError, RecursionError):
-            pass
-        else:
-            peeked = params.meta if params is not None else None
-            return peeked.capabilities if peeked is not None else None
+        # peek the one member. What the peek cannot read is left to the params below.
+        capabilities = _CAPABILITIES.read(raw)
+        if capabilities is not UNREADABLE:
+            return capabilities
     meta = request_meta(ctx)
     return meta.get(CLIENT_CAPABILITIES) if meta is not None else None

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, ClassVar
-
-import msgspec
+from typing import ClassVar
 
 from inspector.analysis import Attempt, Conversation, Entry, Flow
-from rules._server import MCP, may_hold, shorten, unread
+from rules._server import MCP, UNREADABLE, MetaMemberPeek, may_hold, shorten, unread
 from rules.base import MODERN_SPEC, Findings, Rule
 from rules.context import MessageContext
 
@@ -40,20 +38,8 @@ def _owner(flow: Flow, entry: Entry) -> Attempt:
     return flow.attempts[-1]
 
 
-class _LevelMeta(msgspec.Struct, gc=False):
-    level: Any = msgspec.field(default=None, name=LOG_LEVEL)
-
-
-class _LevelParams(msgspec.Struct, gc=False):
-    meta: _LevelMeta | None = msgspec.field(default=None, name="_meta")
-
-
-class _LevelRequest(msgspec.Struct, gc=False):
-    params: _LevelParams | None = None
-
-
-#: Reads just ``params._meta[logLevel]`` (the rest is skipped, not built).
-_PEEK = msgspec.json.Decoder(_LevelRequest)
+#: Reads just ``params._meta[logLevel]``.
+_PEEK = MetaMemberPeek(LOG_LEVEL)
 
 
 def _sets_level(ctx: MessageContext) -> bool:
@@ -72,13 +58,11 @@ def _sets_level(ctx: MessageContext) -> bool:
 def _peek_level(raw: str, ctx: MessageContext) -> bool:
     """One object (not a batch): read just its level. What the peek cannot read
     (params or _meta not an object…) is left to ``ctx.meta``."""
-    try:
-        params = _PEEK.decode(raw).params
-    except (msgspec.MsgspecError, UnicodeError, RecursionError):
+    level = _PEEK.read(raw)
+    if level is UNREADABLE:
         meta = ctx.meta
         return meta is not None and meta.get(LOG_LEVEL) is not None
-    peeked = params.meta if params is not None else None
-    return peeked is not None and peeked.level is not None
+    return level is not None
 
 
 class LogWithoutLevel(Rule):
