@@ -13,6 +13,7 @@ test suite runs every engine this way, so each rule test also tests the gate.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from inspector.analysis import Conversation, Entry, Flow
 from inspector.records import Record
@@ -27,24 +28,18 @@ class VerifiedRuleEngine(RuleEngine):
         self,
         report: Callable[[Reported], None],
         *,
-        spec: str | None = None,
-        ignore: Iterable[str] = (),
         rules: Iterable[type[Rule]] | None = None,
-        gate: bool = True,
         verify_gate: bool | None = None,
+        **options: Any,  # spec, ignore, gate: as RuleEngine takes them
     ) -> None:
         chosen = list(rules) if rules is not None else None
         self._passed_on = report
         self._with_gate: list[Reported] = []
         self._without_gate: list[Reported] = []
-        super().__init__(self._found, spec=spec, ignore=ignore, rules=chosen, gate=gate)
+        super().__init__(self._found, rules=chosen, **options)
+        options["gate"] = False
         self._twin = RuleEngine(
-            self._without_gate.append,
-            spec=spec,
-            ignore=ignore,
-            rules=chosen,
-            gate=False,
-            verify_gate=False,
+            self._without_gate.append, rules=chosen, verify_gate=False, **options
         )
 
     def _found(self, violation: Reported) -> None:
