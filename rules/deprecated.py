@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.analysis import Conversation
+from rules._server import may_hold
 from rules._wire import MCP, as_dict, where
 from rules.base import MODERN_SPEC, Finding, Findings, Rule
 from rules.context import MessageContext
@@ -53,11 +54,17 @@ class DeprecatedFeature(Rule):
                 elif method == "roots/list":
                     found.append(("Roots", f"input request {name!r} is roots/list"))
         elif ctx.kind == "notification":
-            if modern and ctx.entry.dir == "s2c" and ctx.entry.method == "notifications/message":
-                found.append(("Logging", "the server sent notifications/message"))
+            entry = ctx.entry
+            if not modern or entry.method != "notifications/message" or entry.dir != "s2c":
+                return None
+            if self._reported(ctx, "Logging"):
+                return None  # (once per conversation: the rest of a log is not news)
+            found.append(("Logging", "the server sent notifications/message"))
         elif ctx.entry.dir == "c2s":
-            if not modern or b"logLevel" not in ctx.wire:
+            if not modern or not may_hold(ctx.entry.record, "logLevel"):
                 return None  # the common case, without a decode
+            if self._reported(ctx, "Logging"):
+                return None
             meta = ctx.meta
             if meta is not None and MCP + "logLevel" in meta:
                 found.append(("Logging", f"{where(ctx)} asks for log messages (logLevel)"))
@@ -76,6 +83,10 @@ class DeprecatedFeature(Rule):
             since = "2025-11-25" if feature.startswith("includeContext") else "2026-07-28"
             out.append(ctx.finding(f"{feature} is deprecated since {since}: {what}"))
         return out
+
+    def _reported(self, ctx: MessageContext, feature: str) -> bool:
+        seen = self._seen.get(ctx.conversation.key)
+        return seen is not None and feature in seen
 
     @staticmethod
     def _include_context(params: dict[str, Any] | None, name: str | None) -> list[tuple[str, str]]:
