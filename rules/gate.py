@@ -45,7 +45,8 @@ Check = Callable[[str, int], bool]  # (the message's text, how many "_meta" it h
 
 #: A typed decode skips unread what no model names, however deep; a decode into
 #: Python values (what the rules see) gives up past the interpreter's recursion
-#: depth. Far fewer brackets than that in all: the nesting cannot be that deep.
+#: depth (about 1,000). Text with fewer opening brackets than this cannot nest that
+#: deep; nor can text shorter than twice as many characters (each needs its closer).
 MAX_BRACKETS = 500
 MAX_CHECKS = 4096  # built checks kept (one per era, version, kind, method, direction)
 
@@ -234,7 +235,7 @@ class Gate:
         metas = text.count('"_meta"')
         if metas > 1:
             return False
-        if len(text) > MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
+        if len(text) > 2 * MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
             return False
         key = (era, version, kind, method, direction)
         check: Check | None = self._checks.get(key, _UNBUILT)
