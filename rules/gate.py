@@ -10,15 +10,18 @@ what the modern schema rules leave to other rules is required here too) and
 a ``_meta`` that admits only the well-known keys of its place, with the
 fields the spec requires there (the per-request protocol fields of a modern
 request, ``serverInfo`` of a modern result). A modern result must say
-``resultType: "complete"``. Anything else, or anything odd (a batch, bytes
-that are not UTF-8, more than one ``_meta``, a method the spec does not
-define, an error), is not accepted, and every rule runs as before. A result
-must also be a plain answer (:func:`plain_answer`: no orphan, no second
-answer, the era known), so that the response rules have nothing to say either.
+``resultType: "complete"``; an error must have a string message and a code
+that is JSON-RPC's own or outside the reserved ranges. Anything else, or
+anything odd (a batch, bytes that are not UTF-8, more than one ``_meta``, a
+method the spec does not define), is not accepted, and every rule runs as
+before. The engine also asks a response to be a plain answer
+(:func:`plain_answer`: no orphan, no second answer, the era known), so that
+the response rules have nothing to say either.
 
 The gate only ever says "certainly conformant": it may turn away a fine
 message (then the rules run), never accept one a gated rule would flag. The
-engine's ``verify_gate`` mode checks that on every message of the test suite.
+engine's ``verify_gate`` mode (:mod:`rules.verify`, on in the test suite)
+runs a twin engine without the gate and reports any difference.
 """
 
 from __future__ import annotations
@@ -198,8 +201,8 @@ def _checked(
 
 
 def plain_answer(flow: Flow) -> bool:
-    """The correlation a result must show as well, for the response rules to have nothing
-    to say: it answers a request of its flow (not an orphan), no attempt of the flow was
+    """The correlation a response must show as well, for the response rules to have
+    nothing to say: it answers a request of its flow (not an orphan), no attempt of the flow was
     answered twice, the flow's era was known when it began (so its request was judged
     then), and it is not a ``subscriptions/listen`` stream (whose result closes it)."""
     if flow.status == "orphan" or flow.era is None or flow.method == LISTEN:
