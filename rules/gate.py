@@ -180,6 +180,17 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
     return _checked(decoder, "params", entry.check_params)
 
 
+def _built(
+    version: str | None, era: str, kind: str, method: str | None, direction: str
+) -> Check | None:
+    """:func:`_build` for the models ``spec_for`` picks (as the schema rules do); a model
+    msgspec cannot build a decoder for means no gate there, not a crash."""
+    try:
+        return _build(spec_for(version, era), era, kind, method, direction)
+    except (TypeError, ValueError):
+        return None
+
+
 def _checked(
     decoder: msgspec.json.Decoder[Any],
     member: str,
@@ -202,9 +213,10 @@ def _checked(
 
 def plain_answer(flow: Flow) -> bool:
     """The correlation a response must show as well, for the response rules to have
-    nothing to say: it answers a request of its flow (not an orphan), no attempt of the flow was
-    answered twice, the flow's era was known when it began (so its request was judged
-    then), and it is not a ``subscriptions/listen`` stream (whose result closes it)."""
+    nothing to say: it answers a request of its flow (not an orphan), no attempt of
+    the flow was answered twice, the flow's era was known when it began (so its
+    request was judged then), and it is not a ``subscriptions/listen`` stream
+    (whose result closes it)."""
     if flow.status == "orphan" or flow.era is None or flow.method == LISTEN:
         return False
     return all(not attempt.duplicates for attempt in flow.attempts)
@@ -246,8 +258,7 @@ class Gate:
             # Built once per version seen: spec_for picks the models the schema rules use.
             if len(self._checks) >= MAX_CHECKS:
                 self._checks.clear()  # a capture of ever new version strings: start over
-            spec = spec_for(version, era)
-            check = self._checks[key] = _build(spec, era, kind, method, direction)
+            check = self._checks[key] = _built(version, era, kind, method, direction)
         if check is None:
             return False
         try:
