@@ -60,7 +60,7 @@ def _scope_problem(result: dict[str, Any]) -> str | None:
 
 class CacheFieldsMissing(Rule):
     id = "cache.fields-missing"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     era = "modern"
     summary = "a cacheable result without ttlMs (≥ 0) and cacheScope (public/private)"

@@ -78,9 +78,7 @@ class _InvalidMember:
 # -- the envelope ---------------------------------------------------------------------
 class JsonrpcVersion(Rule):
     id = "jsonrpc.version"
-    gated = frozenset(
-        {"request", "notification", "result", "error"}
-    )  # silent on what rules.gate accepts
+    gated = frozenset({"request", "notification", "result", "error"})
     severity = "error"
     summary = '`jsonrpc` missing or not exactly "2.0"'
     spec = f"{BASIC}#messages"

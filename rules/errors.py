@@ -46,7 +46,7 @@ def _about(ctx: MessageContext) -> str:
 
 class ErrorCodeType(Rule):
     id = "error.code-type"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     summary = "`error.code` is not an integer"
     spec = f"{BASIC}#error-responses"
@@ -65,7 +65,7 @@ class ErrorCodeType(Rule):
 
 class ErrorMessage(Rule):
     id = "error.message"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     summary = "`error.message` missing or not a string"
     spec = f"{BASIC}#error-responses"
@@ -86,7 +86,7 @@ class ErrorMessage(Rule):
 
 class ErrorReservedCode(Rule):
     id = "error.reserved-code"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     era = "modern"
     summary = "a code in -32020..-32099 that the spec does not define (-32020, -32021, -32022)"
@@ -109,7 +109,7 @@ class ErrorReservedCode(Rule):
 
 class ErrorLegacyCode(Rule):
     id = "error.legacy-code"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     era = "modern"
     summary = "-32002 (resource not found) or -32042 (URL elicitation required) in the modern era"
@@ -131,7 +131,7 @@ class ErrorLegacyCode(Rule):
 
 class ErrorLegacyRange(Rule):
     id = "error.legacy-range"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "warning"
     era = "modern"
     summary = "a code in -32000..-32019 (new implementations SHOULD NOT use it)"

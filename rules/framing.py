@@ -137,7 +137,7 @@ class StdioServerRequest(Rule):
 class StdioClientResponse(Rule):
     transport = "stdio"
     id = "stdio.client-response"
-    gated = frozenset({"result", "error"})  # silent on what rules.gate accepts
+    gated = frozenset({"result", "error"})
     severity = "error"
     era = "modern"
     summary = "the client wrote a JSON-RPC response to stdin"

@@ -35,7 +35,7 @@ class IdNull(Rule):
     """
 
     id = "id.null"
-    gated = frozenset({"request", "result", "error"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "result", "error"})
     severity = "error"
     summary = "`id` is null on a request or on a response whose request id was readable"
     spec = f"{BASIC}#requests"
@@ -96,7 +96,7 @@ class IdNull(Rule):
 
 class IdType(Rule):
     id = "id.type"
-    gated = frozenset({"request"})  # silent on what rules.gate accepts
+    gated = frozenset({"request"})
     severity = "error"
     summary = "`id` is neither a string nor an integer (float, bool, object…)"
     spec = f"{BASIC}#requests"

@@ -113,7 +113,7 @@ def _bad_keys(value: Any, path: Path, out: list[tuple[str, str, str]], depth: in
 
 class KeyFormat(Rule):
     id = "meta.key-format"
-    gated = frozenset({"request", "notification", "result"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "notification", "result"})
     severity = "error"
     summary = "a `_meta` key that breaks the prefix/name rules"
     spec = f"{BASIC}#meta"

@@ -97,7 +97,7 @@ TRACE_CHECKS = {
 
 class TraceContext(Rule):
     id = "meta.trace-context"
-    gated = frozenset({"request", "notification", "result"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "notification", "result"})
     severity = "error"
     era = "modern"
     summary = "`traceparent` / `tracestate` / `baggage` in `_meta` not in W3C format"

@@ -58,7 +58,7 @@ class _InputRequired(Rule):
 
 class MethodNotAllowed(_InputRequired):
     id = "mrtr.method-not-allowed"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     summary = (
         "`input_required` in reply to a method other than tools/call, prompts/get, resources/read"
@@ -79,7 +79,7 @@ class MethodNotAllowed(_InputRequired):
 
 class Empty(_InputRequired):
     id = "mrtr.empty"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     summary = "an `InputRequiredResult` with neither `inputRequests` nor `requestState`"
     spec = f"{MRTR}#server-requirements-basic-workflow"
@@ -110,7 +110,7 @@ def _input_requests(result: dict[str, Any]) -> dict[str, Any]:
 
 class BadInputRequest(_InputRequired):
     id = "mrtr.bad-input-request"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     summary = (
         "an `inputRequests` value whose method is not elicitation/create, "
@@ -169,7 +169,7 @@ def _missing_capability(request: dict[str, Any], caps: dict[str, Any]) -> str | 
 
 class CapabilityNotDeclared(_InputRequired):
     id = "mrtr.capability-not-declared"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     summary = "an input request the client did not declare the capability for in that request"
     spec = f"{MRTR}#server-requirements-basic-workflow"

@@ -19,7 +19,7 @@ from rules.envelope import BASIC, OTHER_SIDE, RESPONSES, id_phrase, is_notificat
 # -- pairing ----------------------------------------------------------------------------
 class ResponseUnknownId(Rule):
     id = "response.unknown-id"
-    gated = frozenset({"result", "error"})  # silent on what rules.gate accepts
+    gated = frozenset({"result", "error"})
     severity = "error"
     summary = "a response whose id matches no request from the other side"
     spec = f"{BASIC}#result-responses"
@@ -45,7 +45,7 @@ class ResponseUnknownId(Rule):
 
 class ResponseDuplicate(Rule):
     id = "response.duplicate"
-    gated = frozenset({"result", "error"})  # silent on what rules.gate accepts
+    gated = frozenset({"result", "error"})
     severity = "error"
     summary = "a second response to the same request"
     spec = f"{BASIC}#responses"
@@ -73,7 +73,7 @@ class ResponseDuplicate(Rule):
 
 class ResponseToNotification(Rule):
     id = "response.to-notification"
-    gated = frozenset({"result", "error"})  # silent on what rules.gate accepts
+    gated = frozenset({"result", "error"})
     severity = "error"
     summary = "a response to a message that was a notification"
     spec = f"{BASIC}#notifications"
@@ -97,7 +97,7 @@ class ResponseToNotification(Rule):
 
 class NotificationWithId(Rule):
     id = "notification.with-id"
-    gated = frozenset({"request"})  # silent on what rules.gate accepts
+    gated = frozenset({"request"})
     severity = "error"
     summary = "a `notifications/*` method sent with an `id`"
     spec = f"{BASIC}#notifications"

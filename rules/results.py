@@ -36,7 +36,7 @@ class ResultTypeMissing(ModernServerRule):
 
 class ResultTypeUnknown(Rule):
     id = "result.result-type-unknown"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     era = "modern"
     summary = "`resultType` other than `complete`, `input_required` or an advertised extension's"

@@ -92,7 +92,7 @@ def report(ctx: MessageContext, found: Problem | None, spec: Spec) -> Findings:
 
 class SchemaRequest(Rule):
     id = "schema.request"
-    gated = frozenset({"request"})  # silent on what rules.gate accepts
+    gated = frozenset({"request"})
     severity = "error"
     summary = "request params do not match the spec schema for the method"
     spec = f"{BASIC}#requests"
@@ -107,7 +107,7 @@ class SchemaRequest(Rule):
 
 class SchemaNotification(Rule):
     id = "schema.notification"
-    gated = frozenset({"notification"})  # silent on what rules.gate accepts
+    gated = frozenset({"notification"})
     severity = "error"
     summary = "notification params do not match the spec schema"
     spec = f"{BASIC}#notifications"
@@ -131,7 +131,7 @@ class _RequestPeek(Model):
 
 class SchemaResult(Rule):
     id = "schema.result"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     summary = "a result does not match the spec schema for its request's method"
     spec = f"{BASIC}#result-responses"
@@ -169,7 +169,7 @@ class SchemaResult(Rule):
 
 class SchemaError(Rule):
     id = "schema.error"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     summary = "a defined MCP error (-32020/-32021/-32022; -32042 in 2025-11-25) with bad `data`"
     spec = f"{BASIC}#error-codes"
@@ -185,7 +185,7 @@ class SchemaError(Rule):
 
 class MethodUnknown(Rule):
     id = "method.unknown"
-    gated = frozenset({"request", "notification"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "notification"})
     severity = "info"
     summary = "a method neither in the spec nor under a vendor/extension prefix"
     spec = f"{VERSIONING}#extension-negotiation"

@@ -66,7 +66,7 @@ def is_open(flow: Flow) -> bool:
 
 class SubscriptionAckNotFirst(Rule):
     id = "subscription.ack-not-first"
-    gated = frozenset({"result"})  # silent on what rules.gate accepts
+    gated = frozenset({"result"})
     severity = "error"
     era = "modern"
     summary = (

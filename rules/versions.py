@@ -43,7 +43,7 @@ def _may_be_unsupported(record: Msg) -> bool:
 
 class VersionUnsupportedErrorShape(Rule):
     id = "version.unsupported-error-shape"
-    gated = frozenset({"error"})  # silent on what rules.gate accepts
+    gated = frozenset({"error"})
     severity = "error"
     era = "modern"
     summary = "a -32022 error without `data.supported` (array) and `data.requested`"
@@ -191,7 +191,7 @@ class VersionRemovedMethod(Rule):
     sees it, so the rule itself decides when the modern era holds."""
 
     id = "version.removed-method"
-    gated = frozenset({"request", "notification"})  # silent on what rules.gate accepts
+    gated = frozenset({"request", "notification"})
     severity = "error"
     era = None  # see the class docstring: modern only, decided per message
     #: the era RULES.md gives the rule (the engine cannot gate it: see the docstring)
