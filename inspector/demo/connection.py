@@ -69,6 +69,7 @@ class DemoClient:
         self._inbox: queue.Queue[Message | None] = queue.Queue()
         self._pending: list[Message] = []  # answers read while waiting for another
         self._aborted = threading.Event()
+        self._closing = False  # the conversation is over: an abort now stops nothing
         self._threads: list[threading.Thread] = []
 
     # -- process -------------------------------------------------------------------------
@@ -108,6 +109,7 @@ class DemoClient:
 
     def close(self, timeout: float = 10.0) -> int:
         """End of stdin; wait for mcpeek (and the server) to exit; its exit code."""
+        self._closing = True
         proc = self._proc
         if proc is None:
             return 0
@@ -124,7 +126,14 @@ class DemoClient:
         return code
 
     def abort(self) -> None:
-        """Stop now (the viewer was closed before the end): mcpeek finishes the capture."""
+        """Stop now (the viewer was closed before the end): mcpeek finishes the capture.
+
+        Once :meth:`close` has begun, the conversation is over and an abort is
+        not one: mcpeek is already writing the capture's end (its ``exit``
+        event may be there), and the user quit after the end, not before it.
+        """
+        if self._closing:
+            return
         self._aborted.set()
         proc = self._proc
         if proc is not None and proc.poll() is None and proc.stdin is not None:

@@ -65,3 +65,22 @@ def test_proxy_command_is_mcpeek_stdio_in_front_of_the_server(tmp_path: Path) ->
         "py", "-m", "inspector", "stdio", "-q", "-w", str(tmp_path / "c.jsonl"), "--",
         "py", "-m", "inspector.demo.server", "--delay", "0.25",
     ]  # fmt: skip
+
+
+def test_closing_the_viewer_after_the_conversation_is_not_an_abort() -> None:
+    # The viewer can be closed while play() is still in close(), waiting for
+    # mcpeek to exit: the demo ran to its end all the same.
+    client = DemoClient(SERVER, delay=0.0)
+    play(client)
+    client.abort()
+    assert not client.aborted
+
+
+def test_closing_the_viewer_during_the_conversation_is_an_abort() -> None:
+    client = DemoClient(SERVER, delay=5.0)
+    client.start()
+    client.abort()
+    with pytest.raises(DemoError, match="stopped"):
+        converse(client)
+    client.close()
+    assert client.aborted
