@@ -17,7 +17,8 @@ list_changed notifications) to a temporary file, then measures:
    still going then, it is stopped and its rate is taken from how far it had
    read (the read offset of the capture in /proc/<pid>/fdinfo, less half
    the 1 MiB the reader reads ahead), so a slow lint cannot hold the run
-   hostage;
+   hostage; then the same with every rule ignored (``--ignore`` each): the
+   floor that reading, correlation and output set before any rule runs;
 3. in this process, over the first ``--family-messages`` messages of the
    same capture (held in memory, so reading is not counted; the capture
    repeats one 16-message slice of traffic, so a prefix costs what the whole
@@ -127,8 +128,10 @@ class LintRun:
         return self.messages / self.cpu
 
 
-def run_lint(path: Path, count: int, budget: float) -> LintRun:
-    argv = [PYTHON, "-m", "inspector", "lint", "--format", "json", str(path)]
+def run_lint(path: Path, count: int, budget: float, *, no_rules: bool = False) -> LintRun:
+    """``mcpeek lint`` on ``path``; ``no_rules``: with every rule ignored (its floor)."""
+    ignored = [arg for rule in rules.catalog() for arg in ("--ignore", rule)] if no_rules else []
+    argv = [PYTHON, "-m", "inspector", "lint", "--format", "json", *ignored, str(path)]
     size = path.stat().st_size
     with tempfile.TemporaryFile() as err, open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
@@ -395,6 +398,18 @@ def main() -> int:
             projected = count / lint.rate
             say(f"  (all {count:,} messages would take about {projected:.0f} s of CPU)")
 
+        say(
+            "\n[2b] the same with every rule ignored: lint's floor (start-up, reading, "
+            "correlation, output)"
+        )
+        floor = run_lint(path, count, args.lint_budget, no_rules=True)
+        say(
+            f"  {floor.rate:,.0f} msgs/s (cpu {floor.cpu:.2f} s), {floor.rate / base_rate:.3f}x "
+            f"the baseline; the rules cost {1e6 / lint.rate - 1e6 / floor.rate:.1f} us/msg "
+            f"of lint's {1e6 / lint.rate:.1f}; at the target, all of lint has "
+            f"{1e6 / TARGET_RATE:.0f} us/msg"
+        )
+
         records, prefix_msgs = load_prefix(path, prefix_n)
     say(
         f"\n[3] rule families in process, over the first {prefix_msgs:,} messages "
@@ -473,6 +488,7 @@ def main() -> int:
             ok,
         ),
         ("lint / baseline (read + decode)", f"{lint.rate / base_rate:.3f}x", "(info)", None),
+        ("lint, every rule ignored (its floor)", f"{floor.rate:,.0f}", "(info)", None),
         ("lint peak RSS", f"{lint.peak_kb / 1024:.1f} MB", "(info)", None),
         ("lint exit code", str(lint.code), "0 or 1", None if lint.stopped else not crashed),
         ("analyzer alone, in process", f"{base_us:.1f} us/msg", "(info)", None),
