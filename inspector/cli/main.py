@@ -7,6 +7,7 @@ Exit codes (DESIGN.md): 0 ok, 1 findings or the wrapped server's own failure,
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -17,6 +18,8 @@ from inspector.cli import commands
 from inspector.cli.base import Command, UsageError
 
 USAGE_ERROR = 2
+#: What a write to a full disk or a broken device raises (no file name: the output).
+OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,15 +56,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return USAGE_ERROR
     try:
-        return command.run(args)
+        code = command.run(args)
+        sys.stdout.flush()  # a write error of the last buffered output surfaces here
+        return code
     except UsageError as exc:
         print(f"mcpeek: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `mcpeek rules | head`: the reader has seen enough
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _stdout_to_devnull()
         return 0
+    except OSError as exc:
+        if exc.filename is not None or exc.errno not in OUTPUT_ERRORS:
+            raise  # (a command reports its own files' errors: this is not one of those)
+        # `mcpeek lint … > /dev/full`: the output is lost, which must not look like
+        # success nor like findings (1).
+        _stdout_to_devnull()
+        print(f"mcpeek: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null, so that the flush at exit stays quiet."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def plain(docstring: str) -> str:

@@ -102,6 +102,19 @@ def test_a_reader_that_stops_early_is_no_error() -> None:
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["rules"], ["lint", "--format", "sarif", "VIOLATIONS"]])
+def test_output_that_cannot_be_written_is_a_clear_error(argv: list[str]) -> None:
+    """`mcpeek lint … > /dev/full`: lost output is exit 2 with a message, not a traceback
+    (nor 1, which a CI job would read as findings)."""
+    violations = str(Path(__file__).parents[3] / "captures" / "violations.jsonl")
+    argv = [violations if word == "VIOLATIONS" else word for word in argv]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(mcpeek_argv(*argv), stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == "mcpeek: cannot write the output: No space left on device"
+
+
 def test_help_texts_show_no_markup() -> None:
     for command in ("show", "view", "serve", "replay", "stdio", "lint"):
         out = subprocess.run(mcpeek_argv(command, "--help"), capture_output=True, text=True)
