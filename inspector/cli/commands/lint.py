@@ -93,6 +93,8 @@ class LintCommand(Command):
         if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be positive")
         floor = SEVERITY_ORDER[args.min_severity]
+        threshold = SEVERITY_ORDER[args.fail_on]
+        failing = hidden_failing = 0  # violations at or above --fail-on; not shown of them
         results: list[FileResult] = []
         for path in args.files:
             result = FileResult(str(path))
@@ -113,6 +115,12 @@ class LintCommand(Command):
                 continue
             result.problems = reader.problems
             result.violations = [v for v in found if SEVERITY_ORDER.get(v.severity, 2) >= floor]
+            # --fail-on judges every violation found, --min-severity only what is shown.
+            for v in found:
+                level = SEVERITY_ORDER.get(v.severity, 2)
+                if level >= threshold:
+                    failing += 1
+                    hidden_failing += level < floor
         out = sys.stdout
         try:
             if args.format == "text":
@@ -128,8 +136,10 @@ class LintCommand(Command):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         if any(r.error is not None for r in results):
             return 2
-        threshold = SEVERITY_ORDER[args.fail_on]
-        failing = any(
-            SEVERITY_ORDER.get(v.severity, 2) >= threshold for r in results for v in r.violations
-        )
+        if hidden_failing:
+            print(
+                f"mcpeek: {hidden_failing} violation(s) at or above --fail-on {args.fail_on} "
+                f"are below --min-severity {args.min_severity}, so not shown",
+                file=sys.stderr,
+            )
         return 1 if failing else 0

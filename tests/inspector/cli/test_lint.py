@@ -10,7 +10,7 @@ import pytest
 
 import rules
 from inspector.cli.main import main
-from inspector.testing.records import RecordBuilder
+from inspector.testing.records import RecordBuilder, modern_meta
 
 
 def bad_capture(tmp_path: Path, name: str = "bad.jsonl") -> Path:
@@ -100,6 +100,27 @@ def test_filters_and_fail_on(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["lint", "--min-severity", "error", "--format", "json", str(path)]) == 1
     severities = {json.loads(x)["severity"] for x in capsys.readouterr().out.splitlines()}
     assert severities == {"error"}
+
+
+def test_fail_on_judges_what_min_severity_hides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = RecordBuilder(modern=True)
+    meta = {k: v for k, v in modern_meta().items() if not k.endswith("/clientInfo")}
+    b.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}, "c2s"
+    )
+    result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "ttlMs": 0}
+    b.result(1, {**result, "cacheScope": "private"})  # and no serverInfo: a warning too
+    path = b.save(tmp_path / "warnings.jsonl")
+    assert main(["lint", "--format", "json", str(path)]) == 0  # warnings only
+    shown = {json.loads(x)["severity"] for x in capsys.readouterr().out.splitlines()}
+    assert shown == {"warning"}
+    argv = ["lint", "--min-severity", "error", "--fail-on", "warning", str(path)]
+    assert main(argv) == 1  # DESIGN: 0 only with no violation at or above --fail-on
+    captured = capsys.readouterr()
+    assert f"{path}: no violations" in captured.out
+    assert "are below --min-severity error, so not shown" in captured.err
 
 
 def test_unreadable_file_exits_2_but_others_are_linted(
