@@ -8,11 +8,29 @@ parser, ``--help`` and the docs are built from one place.
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 from typing import ClassVar
 
 
 class UsageError(Exception):
     """Bad command-line input: printed as ``mcpeek: …`` with exit code 2."""
+
+
+def refuse_overwriting(output: Path | None, source: Path) -> None:
+    """A UsageError when ``-w output`` names the capture ``source`` being read: writing
+    would truncate the recording it plays from."""
+    if output is None:
+        return
+    try:
+        same = os.path.samefile(output, source)
+    except OSError:  # one of them is not there (yet): not the same file
+        return
+    if same:
+        raise UsageError(
+            f"-w {output} is the capture being read ({source}); writing would erase it: "
+            "name another file"
+        )
 
 
 class Command:

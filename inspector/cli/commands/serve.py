@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspector.cli.base import Command, UsageError
+from inspector.cli.base import Command, UsageError, refuse_overwriting
 
 PRINTED_PER_RULE = 10
 NOT_THE_CLIENTS = frozenset({"request.unanswered", "inspector.rule-crashed"})
@@ -136,6 +136,7 @@ class ServeCommand(Command):
         except (CaptureError, ServeError) as exc:
             text = f"{args.file}: {exc}" if isinstance(exc, ServeError) else str(exc)
             raise UsageError(text) from None
+        refuse_overwriting(args.write, args.file)
         writer = None
         transport = "stdio" if listen is None else "http"
         if args.write is not None:

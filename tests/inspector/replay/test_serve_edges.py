@@ -119,6 +119,19 @@ def test_an_empty_ignore_pointer_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and b"whole message" in proc.stderr
 
 
+def test_writing_over_the_capture_being_served_is_refused(tmp_path: Path) -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/list", {}, id=1)
+    b.result(1, {"tools": []})
+    capture = capture_of(tmp_path, b)
+    recorded = capture.read_bytes()
+    link = tmp_path / "same.jsonl"
+    link.symlink_to(capture)  # the same file under another name
+    proc = serve(capture, "", "-w", str(link))
+    assert proc.returncode == 2 and b"is the capture being read" in proc.stderr
+    assert capture.read_bytes() == recorded  # the recording is untouched
+
+
 @pytest.fixture
 def listening(tmp_path: Path):  # type: ignore[no-untyped-def]
     """``mcpeek serve --listen`` of a capture whose tools/call was never answered."""
