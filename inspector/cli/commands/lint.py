@@ -91,7 +91,7 @@ class LintCommand(Command):
         if unknown:
             raise UsageError(f"--ignore: no such rule {', '.join(unknown)} (see: mcpeek rules)")
         if not math.isfinite(args.timeout) or args.timeout <= 0:
-            raise UsageError("--timeout must be positive")
+            raise UsageError("--timeout must be a finite number of seconds above 0")
         floor = SEVERITY_ORDER[args.min_severity]
         threshold = SEVERITY_ORDER[args.fail_on]
         failing = hidden_failing = 0  # violations at or above --fail-on; not shown of them

@@ -58,11 +58,12 @@ class ShowCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         if not math.isfinite(args.timeout) or args.timeout <= 0:
-            raise UsageError("--timeout must be positive")
+            raise UsageError("--timeout must be a finite number of seconds above 0")
         printer = FlowPrinter(sys.stdout, args.format)
         analyzer = Analyzer([printer], timeout=args.timeout)
         reader = CaptureReader(args.file)
         ended = False
+        interrupted = False
 
         def stop() -> bool:
             if args.follow and not ended:
@@ -78,7 +79,8 @@ class ShowCommand(Command):
                     if isinstance(record, Event) and record.event == "exit":
                         ended = True
             except KeyboardInterrupt:
-                pass
+                # Ctrl-C is how `show -f` is meant to stop; a plain show was cut short.
+                interrupted = not args.follow
             analyzer.finish()
         except CaptureError as exc:
             raise UsageError(str(exc)) from None
@@ -87,4 +89,4 @@ class ShowCommand(Command):
             return 0
         for problem in reader.problems:
             print(f"mcpeek: {args.file}: {problem}", file=sys.stderr)
-        return 0
+        return 130 if interrupted else 0

@@ -44,7 +44,9 @@ def test_every_registered_command_has_help() -> None:
         (["stdio", "--"], "stdio needs the server command after --"),
         (["stdio", "--grace", "-1", "--", "x"], "--grace must be a number of seconds"),
         (["stdio", "--grace", "nan", "--", "x"], "--grace must be a number of seconds"),
-        (["show", "--timeout", "nan", "x.jsonl"], "--timeout must be positive"),
+        (["show", "--timeout", "nan", "x.jsonl"], "--timeout must be a finite number"),
+        (["show", "--timeout", "inf", "x.jsonl"], "--timeout must be a finite number"),
+        (["lint", "--timeout", "1e400", "x.jsonl"], "--timeout must be a finite number"),
     ],
 )
 def test_usage_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -106,3 +106,20 @@ def test_follow_prints_flows_as_another_process_appends(tmp_path: Path) -> None:
     reader.join(5)
     assert proc.returncode == 0
     assert len(lines) == 2 and "ping  id 2  ← unanswered" in lines[1]
+
+
+@pytest.mark.parametrize(("follow", "code"), [(False, 130), (True, 0)])
+def test_ctrl_c_ends_follow_quietly_but_cuts_a_plain_show_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, follow: bool, code: int
+) -> None:
+    from inspector.capture.reader import CaptureReader
+
+    read = CaptureReader.records
+
+    def interrupted(self: CaptureReader, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        yield next(iter(read(self, *args, **kwargs)))  # type: ignore[arg-type]
+        raise KeyboardInterrupt  # (following, the reader would wait for more forever)
+
+    monkeypatch.setattr(CaptureReader, "records", interrupted)
+    argv = ["show", *(["--follow"] if follow else []), str(sample(tmp_path))]
+    assert main(argv) == code
