@@ -64,12 +64,22 @@ class Msg(SeqRecord, tag="msg", kw_only=True):
 
 
 class Http(SeqRecord, tag="http", kw_only=True):
+    """One HTTP exchange event.
+
+    A header value that is not valid UTF-8 follows the ``raw``/``raw_b64`` rule:
+    its entry in ``headers`` holds the standard Base64 of the exact bytes, and
+    ``headers_b64`` lists the (0-based) indices of such entries, so the order
+    and the duplicates of the headers are kept. :func:`header_bytes` gives the
+    exact values back either way.
+    """
+
     x: str
     phase: Literal["request", "response", "end"]
     method: str | None = None
     path: str | None = None
     status: int | None = None
     headers: list[tuple[str, str]] | None = None
+    headers_b64: list[int] | None = None
     reason: str | None = None
     body: str | None = None
     body_b64: str | None = None
@@ -112,6 +122,71 @@ def text_fields(data: bytes) -> tuple[str | None, str | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError:
         return None, base64.b64encode(data).decode("ascii")
+
+
+def str_bytes(text: str) -> bytes:
+    """The bytes ``text`` was decoded from: UTF-8, with the bytes that were not
+    UTF-8 held as lone surrogates (``surrogateescape``, as aiohttp and
+    ``os.fsdecode`` decode them)."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        return text.encode("utf-8", "surrogatepass")
+
+
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (no lone surrogates standing for odd bytes)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def store_header_bytes(record: Http) -> None:
+    """Make ``record.headers`` storable: each value holding bytes that are not UTF-8
+    (decoded with ``surrogateescape``) becomes the Base64 of those bytes, its index
+    added to ``headers_b64``. JSON cannot hold such a value as text, and the
+    record must not be lost for it.
+
+    Header names are HTTP tokens (aiohttp refuses any other byte in one), so a
+    name that is not UTF-8 can only come from code: it is kept readable,
+    with its odd bytes as ``\\xNN`` escapes.
+    """
+    headers = record.headers
+    if not headers or all(is_utf8(name) and is_utf8(value) for name, value in headers):
+        return
+    encoded = set(record.headers_b64 or ())
+    stored = []
+    for i, (name, value) in enumerate(headers):
+        text_name = name if is_utf8(name) else str_bytes(name).decode("utf-8", "backslashreplace")
+        if is_utf8(value):
+            stored.append((text_name, value))
+        else:
+            stored.append((text_name, base64.b64encode(str_bytes(value)).decode("ascii")))
+            encoded.add(i)
+    record.headers = stored
+    record.headers_b64 = sorted(encoded)
+
+
+def header_bytes(record: Http) -> list[tuple[str, bytes]]:
+    """The headers of an ``http`` record with their values as the exact bytes.
+
+    A value listed in ``headers_b64`` whose Base64 does not decode yields ``b""``.
+    """
+    encoded = set(record.headers_b64 or ())
+    out = []
+    for i, (name, value) in enumerate(record.headers or ()):
+        if i in encoded:
+            try:
+                out.append((name, base64.b64decode(value, validate=True)))
+            except (binascii.Error, ValueError):
+                out.append((name, b""))
+        else:
+            out.append((name, str_bytes(value)))
+    return out
 
 
 def wire_bytes(record: Msg | Stderr) -> bytes:

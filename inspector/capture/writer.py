@@ -22,15 +22,26 @@ import msgspec
 
 from inspector import __version__
 from inspector.capture.sink import FileSink
-from inspector.records import Header, Http, Record, SeqRecord
+from inspector.records import (
+    Header,
+    Http,
+    Record,
+    SeqRecord,
+    header_bytes,
+    store_header_bytes,
+    str_bytes,
+)
 
 DEFAULT_REDACTED_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
 )
 
 
-def redact_value(value: str) -> str:
-    digest = hashlib.sha256(value.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+def redact_value(value: str | bytes) -> str:
+    """The hash of the value's wire bytes (a ``str`` may hold non-UTF-8 bytes
+    as ``surrogateescape`` surrogates, as aiohttp decodes them)."""
+    data = value if isinstance(value, bytes) else str_bytes(value)
+    digest = hashlib.sha256(data).hexdigest()[:8]
     return f"<redacted sha256:{digest}>"
 
 
@@ -109,13 +120,41 @@ class CaptureWriter:
             if not record.t:
                 now = now or round(time.time(), 6)
                 record.t = now
-            if self.redact and isinstance(record, Http) and record.headers:
-                record.headers = redact_headers(record.headers, self._redacted_names)
+            if isinstance(record, Http) and record.headers:
+                if self.redact:
+                    self._redact(record)
+                else:
+                    # Names lower-cased, as the format says, and plain ``str``s
+                    # (msgspec refuses the ``istr`` names aiohttp hands over).
+                    record.headers = [(name.lower(), value) for name, value in record.headers]
+                # Never a reason to lose the record: values that are not UTF-8 go
+                # in Base64 (``headers_b64``), as ``raw_b64`` does for messages.
+                store_header_bytes(record)
         encoded = self._encoder.encode_lines(records)
         self._next_seq = seq  # only once encoded: a failed batch leaves no gap in seq
         self._buffer += encoded
         if len(self._buffer) >= self._max_buffer:
             self.flush()
+
+    def _redact(self, record: Http) -> None:
+        assert record.headers is not None
+        if not record.headers_b64:
+            record.headers = redact_headers(record.headers, self._redacted_names)
+            return
+        # Already stored (some values in Base64): hash the bytes, not the Base64.
+        encoded = set(record.headers_b64)
+        headers = []
+        for i, ((name, value), (_, data)) in enumerate(
+            zip(record.headers, header_bytes(record), strict=True)
+        ):
+            lname = name.lower()
+            if lname in self._redacted_names:
+                encoded.discard(i)
+                headers.append((lname, redact_value(data)))
+            else:
+                headers.append((lname, value))
+        record.headers = headers
+        record.headers_b64 = sorted(encoded) or None
 
     def _append(self, record: Record) -> None:
         self._encoder.encode_into(record, self._buffer, len(self._buffer))

@@ -29,6 +29,7 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
+from inspector.proxy import http_wire
 from inspector.proxy.guard import RequestGuard
 from inspector.proxy.rewrite import Rewriter
 from inspector.proxy.sse import SseParser
@@ -92,6 +93,7 @@ class HttpRelay:
         self._active: set[asyncio.Task[object]] = set()
 
     async def __aenter__(self) -> HttpRelay:
+        http_wire.install()  # header bytes that are not UTF-8 go on unchanged
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=None),

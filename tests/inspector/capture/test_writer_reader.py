@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import threading
 import time
 from pathlib import Path
@@ -11,9 +12,19 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from multidict import CIMultiDict
 
 from inspector.capture import CaptureError, CaptureReader, CaptureWriter, read_records
-from inspector.records import Event, Http, Msg, Stderr, Violation, text_fields, wire_bytes
+from inspector.records import (
+    Event,
+    Http,
+    Msg,
+    Stderr,
+    Violation,
+    header_bytes,
+    text_fields,
+    wire_bytes,
+)
 
 
 def write(path: Path, records: list, **kw: object) -> None:
@@ -81,6 +92,83 @@ def test_secret_headers_are_redacted_unless_asked(tmp_path: Path) -> None:
     write(plain, [Http(x="x1", phase="request", headers=list(headers))], redact=False)
     assert "Bearer s3cret" in plain.read_text()
     assert read_records(plain)[0].redacted is False
+
+
+def aiohttp_decoded(data: bytes) -> str:
+    """A header value as aiohttp's parsers hand it over."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+WEIRD_HEADERS = [
+    (b"Content-Type", b"application/json"),
+    (b"X-Weird", b"\xff\xfe"),
+    (b"Set-Cookie", b"a=1"),
+    (b"Set-Cookie", b"b=\xe9"),
+    (b"X-Caf\xc3\xa9", b"caf\xc3\xa9"),  # valid UTF-8 stays text
+]
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_header_values_that_are_not_utf8_are_kept_exactly(tmp_path: Path, redact: bool) -> None:
+    path = tmp_path / "h.jsonl"
+    headers = [(aiohttp_decoded(n), aiohttp_decoded(v)) for n, v in WEIRD_HEADERS]
+    write(
+        path,
+        [Http(x="x1", phase="response", status=200, headers=headers), Event(event="note")],
+        redact=redact,
+    )
+    _, records, problems = read_records(path)
+    assert problems == []
+    response, note = records  # neither the record nor the one after it is lost
+    assert isinstance(response, Http) and response.status == 200 and note.seq == 2
+    assert [n for n, _ in response.headers] == [
+        "content-type",
+        "x-weird",
+        "set-cookie",
+        "set-cookie",
+        "x-café",
+    ]
+    exact = header_bytes(response)
+    assert exact[1] == ("x-weird", b"\xff\xfe")
+    assert exact[4] == ("x-café", "café".encode())
+    if redact:
+        # the hash is of the wire bytes, and a redacted value is plain text again
+        digest = hashlib.sha256(b"b=\xe9").hexdigest()[:8]
+        assert response.headers[3] == ("set-cookie", f"<redacted sha256:{digest}>")
+        assert response.headers_b64 == [1]
+    else:
+        assert exact == [(n.decode().lower(), v) for n, v in WEIRD_HEADERS]
+        assert response.headers_b64 == [1, 3]
+    assert response.headers[1] == ("x-weird", "//4=")  # the Base64 of the exact bytes
+
+
+def test_aiohttp_header_names_are_recorded_without_redaction(tmp_path: Path) -> None:
+    # aiohttp hands over ``istr`` names, which msgspec cannot encode: the records
+    # (and the messages written with them) were lost with --no-redact.
+    path = tmp_path / "n.jsonl"
+    headers = CIMultiDict([("Content-Type", "application/json"), ("Mcp-Session-Id", "S1")])
+    write(
+        path,
+        [Http(x="x1", phase="response", status=200, headers=list(headers.items()))],
+        redact=False,
+    )
+    (back,) = read_records(path)[1]
+    assert back.headers == [("content-type", "application/json"), ("mcp-session-id", "S1")]
+
+
+def test_headers_already_in_base64_are_redacted_by_their_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    stored = Http(
+        x="x1",
+        phase="request",
+        headers=[("Accept", "*/*"), ("Authorization", "/w==")],
+        headers_b64=[1],
+    )
+    write(path, [stored])
+    (back,) = read_records(path)[1]
+    digest = hashlib.sha256(b"\xff").hexdigest()[:8]
+    assert back.headers == [("accept", "*/*"), ("authorization", f"<redacted sha256:{digest}>")]
+    assert back.headers_b64 is None
 
 
 def test_truncated_last_line_is_ignored(tmp_path: Path) -> None:

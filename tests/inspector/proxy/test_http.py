@@ -7,15 +7,17 @@ import gzip
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from inspector.capture import CaptureWriter, read_records
 from inspector.proxy.guard import RequestGuard
 from inspector.proxy.http import HttpRelay
-from inspector.records import Event, Http, Msg, SeqRecord, wire_bytes
+from inspector.records import Event, Http, Msg, SeqRecord, header_bytes, wire_bytes
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -445,3 +447,69 @@ async def test_the_old_http_sse_endpoint_event_points_at_the_proxy(proxied) -> N
         assert f"data: {p.url}/messages?s=1" in text
         async with client.post(p.url + "/messages?s=1", json=RPC) as r:
             assert r.status == 202
+
+
+WEIRD_RESPONSE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Weird: \xff\xfe\r\n"
+    b"Set-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\n{}"
+)
+
+
+async def test_header_bytes_that_are_not_utf8_pass_and_are_recorded(  # type: ignore[no-untyped-def]
+    aiohttp_server, tmp_path: Path
+) -> None:
+    upstream_got: list[bytes] = []
+
+    async def raw_upstream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_got.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.write(WEIRD_RESPONSE)  # no HTTP library would send these header bytes
+        await writer.drain()
+        writer.close()
+
+    upstream = await asyncio.start_server(raw_upstream, "127.0.0.1", 0)
+    upstream_port = upstream.sockets[0].getsockname()[1]
+    records: list[SeqRecord] = []
+    guard = RequestGuard(0)
+    try:
+        relay = HttpRelay(f"http://127.0.0.1:{upstream_port}/mcp", records.extend, guard)
+        async with relay:
+            server = await aiohttp_server(relay.app())
+            guard.port = server.port
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                b"X-Req: \xc3\x28z\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                % server.port
+            )
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+    finally:
+        upstream.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    # the client gets the upstream's header bytes unchanged, and the upstream the client's
+    assert b"\r\nX-Weird: \xff\xfe\r\n" in head
+    assert b"\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n" in head and body == b"{}"
+    assert b"\r\nX-Req: \xc3\x28z\r\n" in upstream_got[0]
+    # the capture keeps every record, with the exact bytes of every header
+    path = tmp_path / "cap.jsonl"
+    with CaptureWriter(path, transport="http", target="u", redact=False) as capture:
+        capture.write_many(records)
+    _, back, problems = read_records(path)
+    assert problems == []
+    assert [(type(r).__name__, getattr(r, "phase", "")) for r in back] == [
+        ("Http", "request"),
+        ("Msg", ""),
+        ("Http", "response"),
+        ("Msg", ""),
+        ("Http", "end"),
+    ]
+    request, response = (r for r in back if isinstance(r, Http) and r.headers)
+    assert ("x-req", b"\xc3\x28z") in header_bytes(request)
+    assert response.status == 200
+    assert header_bytes(response) == [
+        ("content-type", b"application/json"),
+        ("x-weird", b"\xff\xfe"),
+        ("set-cookie", b"a=1"),
+        ("set-cookie", b"b=2"),
+        ("content-length", b"2"),
+    ]

@@ -113,6 +113,26 @@ def test_stderr_lines_interleave_in_order(tmp_path: Path, capture_path: Path) ->
     ]
 
 
+def test_stderr_bytes_that_are_not_utf8_pass_unchanged(capture_path: Path) -> None:
+    script = (
+        "import os; os.write(2, b'a\\xff\\xfeb\\n'); os.write(2, b'ok caf\\xc3\\xa9\\n');"
+        " os.write(2, b'tail\\x80')"
+    )
+    proc = run(mcpeek_argv("stdio", "-w", str(capture_path), "--", sys.executable, "-c", script))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # exactly the server's bytes (mcpeek ends the cut line before its own lines)
+    assert b"a\xff\xfeb\nok caf\xc3\xa9\ntail\x80\n" in proc.stderr
+    _, records, problems = read_records(capture_path)
+    assert problems == []
+    lines = [r for r in records if isinstance(r, Stderr)]
+    assert [(r.raw, r.raw_b64, r.partial) for r in lines] == [
+        (None, "Yf/+Yg==", False),
+        ("ok café", None, False),
+        (None, "dGFpbIA=", True),
+    ]
+    assert stream_bytes(records, "stderr") == b"a\xff\xfeb\nok caf\xc3\xa9\ntail\x80"
+
+
 def test_exit_code_is_the_servers(capture_path: Path) -> None:
     proc = run(
         mcpeek_argv(
