@@ -24,6 +24,8 @@ MessageKind = Literal["request", "notification", "result", "error", "batch", "in
 
 #: ``id`` was absent (distinct from ``"id": null``).
 NO_ID: Any = msgspec.UNSET
+#: The ``detail`` of a ``not-json`` message nested past what a decode can build.
+TOO_DEEP = "JSON nested too deeply to read"
 
 
 class _Envelope(msgspec.Struct):
@@ -100,6 +102,22 @@ def json_value(data: bytes | bytearray | memoryview | str | msgspec.Raw) -> Any:
         return None
 
 
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether a decoded JSON value nests more than ``limit`` arrays and objects deep
+    (walked without recursion: what a recursive walk of it would not survive)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in item)
+    return False
+
+
 def _int_or_infinity(digits: str) -> int | float:
     try:
         return int(digits)
@@ -132,14 +150,14 @@ class MessageDecoder:
     def _decode_object(self, data: bytes) -> Message:
         try:
             env = self._envelope.decode(data)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:
             return self._not_json(data, exc)
         return _classify(env)
 
     def _decode_batch(self, data: bytes) -> Message:
         try:
             members = self._batch.decode(data)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:
             return self._not_json(data, exc)
         items = tuple(self._decode_member(bytes(m)) for m in members)
         return Message("batch", items=items)
@@ -153,7 +171,7 @@ class MessageDecoder:
     def _decode_scalar(self, data: bytes) -> Message:
         try:
             value = self._any.decode(data)
-        except msgspec.DecodeError as exc:
+        except (msgspec.DecodeError, RecursionError) as exc:
             return self._not_json(data, exc)
         return Message(
             "invalid", problem="not-object", detail=f"top-level JSON {type(value).__name__}"
@@ -164,6 +182,8 @@ class MessageDecoder:
             data.decode("utf-8")
         except UnicodeDecodeError as uexc:
             return Message("invalid", problem="not-utf8", detail=str(uexc))
+        if isinstance(exc, RecursionError):  # deeper than a decode can go: unreadable
+            return Message("invalid", problem="not-json", detail=TOO_DEEP)
         return Message("invalid", problem="not-json", detail=str(exc))
 
 

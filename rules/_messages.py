@@ -25,6 +25,8 @@ def shown(value: Any, limit: int = EXCERPT) -> str:
         text = msgspec.json.encode(value).decode()
     except (TypeError, msgspec.EncodeError):
         text = repr(value)
+    except RecursionError:
+        text = "(nested too deeply to show)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -24,6 +24,8 @@ def shown(value: Any) -> str:
         return msgspec.json.encode(value).decode()
     except (TypeError, msgspec.EncodeError):
         return repr(value)
+    except RecursionError:
+        return "(nested too deeply to show)"
 
 
 def where(ctx: MessageContext) -> str:

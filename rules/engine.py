@@ -40,6 +40,7 @@ GATE_UNSOUND = "inspector.gate-unsound"
 VERIFY_GATE_ENV = "MCPEEK_VERIFY_GATE"
 CRASH_SPEC = ""  # an internal finding: no spec section to point at
 EXCERPT = 240
+SHOWN_ID_BRACKETS = 100  # an id (a JSON array or object) with more is not carried in reports
 
 
 class Reported(msgspec.Struct):
@@ -261,7 +262,7 @@ class RuleEngine(AnalysisListener):
                     current = self._current_flow
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
-                    msg_id = None if entry.id is msgspec.UNSET else entry.id
+                    msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
                     break
         self.report(
             Reported(
@@ -302,6 +303,17 @@ def _overrides(rule: Rule, hook: str) -> bool:
 
 def _applies(rule: Rule, era: str | None) -> bool:
     return rule.era is None or rule.era == era
+
+
+def _shown_id(value: Any) -> Any:
+    """The id a report carries: one nested too deep for an encoder to write is left out."""
+    if not isinstance(value, (list, dict)):
+        return value
+    try:
+        text = msgspec.json.encode(value)
+    except RecursionError:
+        return None
+    return value if text.count(b"[") + text.count(b"{") <= SHOWN_ID_BRACKETS else None
 
 
 def _excerpt(entry: Entry) -> str:

@@ -33,6 +33,8 @@ def show(value: Any) -> str:
         return msgspec.json.encode(value).decode()
     except (TypeError, msgspec.EncodeError):
         return repr(value)
+    except RecursionError:
+        return "(nested too deeply to show)"
 
 
 def is_valid_id(value: Any) -> bool:
@@ -130,7 +132,7 @@ class JsonrpcBatch(Rule):
             return None
         try:
             value = msgspec.json.decode(wire_bytes(record))
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return None
         if value != []:
             return None

@@ -152,7 +152,7 @@ class Analyzer:
         data = record.raw if record.raw is not None else wire_bytes(record)
         try:  # the common case: one decode, nothing built twice
             envelope = self._decode_envelope(data)
-        except msgspec.MsgspecError:  # not an object, a batch, bad JSON, an odd member
+        except (msgspec.MsgspecError, RecursionError):  # a batch, bad or too deep JSON, …
             message = self._decoder.decode(data)
             for m in message.items if message.kind == "batch" else (message,):
                 parts = self._peeker.parts(m.params, m.result, m.error)

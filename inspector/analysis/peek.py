@@ -112,7 +112,7 @@ class Peeker:
         (not an object, a batch, bad JSON, or a member of an unexpected type)."""
         try:
             return self._envelope.decode(data)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             return None
 
     def parts(
@@ -128,7 +128,7 @@ class Peeker:
             return EMPTY_PARAMS
         try:
             return self._params.decode(raw)
-        except msgspec.MsgspecError:  # not an object, or a _meta that is not one
+        except (msgspec.MsgspecError, RecursionError):  # not an object, or an odd _meta
             return EMPTY_PARAMS
 
     def result(self, raw: msgspec.Raw | None) -> ResultPeek:
@@ -136,7 +136,7 @@ class Peeker:
             return EMPTY_RESULT
         try:
             return self._result.decode(raw)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             return EMPTY_RESULT
 
     def error(self, raw: msgspec.Raw | None) -> ErrorPeek:
@@ -144,7 +144,7 @@ class Peeker:
             return EMPTY_ERROR
         try:
             return self._error.decode(raw)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             return EMPTY_ERROR
 
 
@@ -162,4 +162,7 @@ def id_key(value: Any) -> Any:
         return ("null",)
     if value is UNSET:
         return ("absent",)
-    return ("json", msgspec.json.encode(value))
+    try:
+        return ("json", msgspec.json.encode(value))
+    except RecursionError:  # nested too deep to compare: an id like no other
+        return ("too deep", id(value))

@@ -158,8 +158,8 @@ class CaptureReader:
         if self.header is not None and block:
             try:
                 records = self._decoder.decode_lines(block)
-            except msgspec.MsgspecError:
-                pass  # a bad or unknown line somewhere: take them one by one
+            except (msgspec.MsgspecError, RecursionError):
+                pass  # a bad, unknown or too deep line somewhere: take them one by one
             else:
                 self._line_no += block.count(b"\n")
                 yield from records
@@ -185,18 +185,20 @@ class CaptureReader:
             self.problems.append(f"line {self._line_no}: bad record: {exc}")
         except msgspec.DecodeError as exc:
             self.problems.append(f"line {self._line_no}: not JSON: {exc}")
+        except RecursionError:
+            self.problems.append(f"line {self._line_no}: bad record: JSON nested too deeply")
         return None
 
     def _peek_kind(self, line: bytes) -> object:
         try:
             return self._kind_decoder.decode(line).k
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             return None
 
     def _decode_header(self, line: bytes) -> Header:
         try:
             raw = msgspec.json.decode(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             raw = None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
             raise CaptureError(f"{self.path}: not an mcpeek capture (no capture header line)")

@@ -22,6 +22,8 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from functools import partial
 from typing import BinaryIO
 
 import msgspec
@@ -71,13 +73,31 @@ def main(argv: list[str] | None = None) -> int:
 
     threading.Thread(target=wait_for_eof, daemon=True).start()
     reader = CaptureReader(args.capture)
+    failed = False
+
+    def guarded(step: Callable[[], None]) -> None:
+        """One record's analysis: a bug in it is told once, the checks go on."""
+        nonlocal failed
+        try:
+            step()
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            if not failed:
+                failed = True
+                print(
+                    f"mcpeek: internal error in the live checks ({type(exc).__name__}: {exc}); "
+                    "they go on, run mcpeek lint on the capture to check it again",
+                    file=sys.stderr,
+                )
+
     try:
         for record in reader.records(follow=True, stop=proxy_done.is_set, poll_interval=0.02):
             if analyzer.header is None and reader.header is not None:
-                analyzer.feed(reader.header)
+                guarded(partial(analyzer.feed, reader.header))
             if not isinstance(record, Violation):  # the proxy's, from our own findings
-                analyzer.feed(record)
-        analyzer.finish()
+                guarded(partial(analyzer.feed, record))
+        guarded(analyzer.finish)
     except (CaptureError, BrokenPipeError) as exc:
         print(f"mcpeek: live checks stopped: {exc}", file=sys.stderr)
         return 1

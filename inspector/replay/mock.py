@@ -40,7 +40,7 @@ from typing import Any, Literal
 import msgspec
 
 from inspector.capture.reader import CaptureReader
-from inspector.jsonrpc import MessageDecoder
+from inspector.jsonrpc import TOO_DEEP, Message, MessageDecoder
 from inspector.records import AnyRecord
 from inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
 from inspector.replay.closest import explain_miss
@@ -170,6 +170,14 @@ class MockSession:
     # -- one client message ------------------------------------------------------
     def receive(self, data: bytes) -> Reaction:
         message = self._decoder.decode(data)
+        if message.detail == TOO_DEEP:
+            return _too_deep(data)
+        try:
+            return self._receive(data, message)
+        except RecursionError:  # params nested past what matching can walk
+            return _too_deep(data)
+
+    def _receive(self, data: bytes, message: Message) -> Reaction:
         if message.kind == "invalid":
             code = PARSE_ERROR if message.problem in ("not-json", "not-utf8") else INVALID_REQUEST
             note = f"not a JSON-RPC message ({message.detail})"
@@ -315,8 +323,17 @@ def _id_key(raw: bytes | None) -> bytes:
         return b"null"
     try:
         return canonical(msgspec.json.decode(raw))
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return raw
+
+
+def _too_deep(data: bytes) -> Reaction:
+    """A message too deep to read is answered as unparseable; a request (found by a
+    scan, which no depth stops) gets the error with its id, so its client does not wait."""
+    note = f"not a JSON-RPC message ({TOO_DEEP})"
+    request = member_bytes(data, ("method",)) is not None
+    live_id = (member_bytes(data, ("id",)) if request else None) or b"null"
+    return Reaction([_error(live_id, PARSE_ERROR, note, None)], note=note)
 
 
 def _error(live_id: bytes, code: int, message: str, data: Any) -> Outgoing:

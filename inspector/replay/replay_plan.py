@@ -32,10 +32,15 @@ from typing import Any, Literal
 import msgspec
 
 from inspector.analysis.flow import Flow
+from inspector.jsonrpc import deeper_than
 from inspector.records import AnyRecord, Http, Msg, wire_bytes
 from inspector.replay.canonical import request_key
 
 UNSET: Any = msgspec.UNSET
+#: Messages nested deeper are not replayed nor compared (copying and diffing walk
+#: them recursively); a real one nests a few dozen levels at most.
+MAX_DEPTH = 200
+TOO_DEEP: Any = object()  # what decode gives for one
 
 
 @dataclass
@@ -115,10 +120,23 @@ class ReplayPlan:
 
 
 def decode(record: Msg) -> Any:
+    """A recorded message's JSON value; ``None`` if it is not JSON, :data:`TOO_DEEP`
+    if it nests deeper than replay copies and compares."""
+    data = wire_bytes(record)
     try:
-        return msgspec.json.decode(wire_bytes(record))
+        value = msgspec.json.decode(data)
     except msgspec.DecodeError:
         return None
+    except RecursionError:
+        return TOO_DEEP
+    return TOO_DEEP if too_deep(data, value) else value
+
+
+def too_deep(data: bytes, value: Any) -> bool:
+    """Whether ``value`` (decoded from ``data``) nests deeper than :data:`MAX_DEPTH`."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:  # too few brackets to nest so deep
+        return False
+    return deeper_than(value, MAX_DEPTH)
 
 
 def _header(headers: Iterable[tuple[str, str]] | None, name: str) -> str | None:
@@ -167,7 +185,13 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
             continue
         message = decode(record)
         if not isinstance(message, dict):
-            what = "a batch" if isinstance(message, list) else "a message that is not JSON-RPC"
+            what = (
+                "a batch"
+                if isinstance(message, list)
+                else "nested too deeply"
+                if message is TOO_DEEP
+                else "a message that is not JSON-RPC"
+            )
             notes.append(f"message #{record.seq} is {what}: not replayed")
             continue
         if "method" not in message:

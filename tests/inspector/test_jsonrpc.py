@@ -138,3 +138,35 @@ def test_never_raises_on_json_and_agrees_with_json_module(value: object) -> None
         assert message.kind == "invalid" and message.problem == "shape"
     if "id" in value:
         assert message.id == value["id"]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 5000 + "]" * 5000,
+        '{"a":' * 5000 + "1" + "}" * 5000,
+        '{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":' + "[" * 5000 + "]" * 5000 + "}}",
+        "[" + '{"a":' * 5000 + "1" + "}" * 5000 + "]",
+        '"' + "x" * 10 + '"' + " " + "[" * 5000,  # not JSON either way
+    ],
+    ids=["list", "object", "params", "batch-member", "truncated"],
+)
+def test_json_nested_too_deep_is_not_json(raw: str) -> None:
+    message = decoder.decode(raw.encode())
+    assert message.kind == "invalid"
+    assert message.problem == "not-json"
+
+
+def test_too_deep_says_so() -> None:
+    assert decoder.decode(b"[" * 5000 + b"]" * 5000).detail == "JSON nested too deeply to read"
+
+
+def test_deeper_than_walks_without_recursion() -> None:
+    from inspector.jsonrpc import deeper_than
+
+    value = json.loads("[" * 900 + "]" * 900)
+    assert deeper_than(value, 899)
+    assert not deeper_than(value, 900)
+    assert not deeper_than({"a": [1, {"b": 2}]}, 3)
+    assert deeper_than({"a": [1, {"b": 2}]}, 2)
+    assert not deeper_than(7, 0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -166,3 +167,29 @@ def test_no_rule_crashes_on_http(items: list[tuple[str, bytes]], spec: str | Non
             b.raw(raw, "s2c", ch=x)
         b.http(x, "end", reason="complete")
     assert crashes(lint_records(b.records, spec=spec)) == []
+
+
+def nested(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+@pytest.mark.parametrize("depth", [600, 950, 990, 5000])
+def test_no_rule_crashes_on_messages_nested_deep(depth: int) -> None:
+    """Around the interpreter's recursion limit, where decoding works in one place and
+    not in another, no rule crashes: too deep to read is not JSON."""
+    deep = nested(depth)
+    b = RecordBuilder()
+    b.raw(
+        f'{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{deep}}}}}'
+    )
+    b.raw(f'{{"jsonrpc":"2.0","id":1,"result":{{"content":[],"structuredContent":{deep}}}}}', "s2c")
+    b.raw(f'{{"jsonrpc":"2.0","id":{deep},"method":"ping"}}')
+    b.raw(
+        f'{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progress":{deep}}}}}',
+        "s2c",
+    )
+    b.raw(f'{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"_meta":{deep}}}}}')
+    b.raw(f'{{"jsonrpc":"2.0","id":2,"error":{{"code":1,"message":"m","data":{deep}}}}}', "s2c")
+    b.raw("[" * depth + "]" * depth)
+    b.raw(f"[{deep}]")
+    assert crashes(lint_records(b.records)) == []

@@ -153,3 +153,27 @@ def test_rules_lists_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert main(["rules"]) == 0
     assert f"{len(listed)} rules" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 5000 + "]" * 5000,
+        '{"a":' * 5000 + "1" + "}" * 5000,
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+    ids=["list", "object", "params"],
+)
+def test_a_message_nested_too_deep_is_not_json(
+    raw: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = RecordBuilder()
+    b.raw(raw)
+    b.raw('{"jsonrpc":"1.0","id":2,"method":"ping"}')  # still checked after it
+    assert main(["lint", "--format", "json", str(b.save(tmp_path / "deep.jsonl"))]) == 1
+    captured = capsys.readouterr()
+    found = {(o["rule"], o["msgs"][-1]) for o in map(json.loads, captured.out.splitlines())}
+    assert ("stdio.not-json", 1) in found
+    assert ("jsonrpc.version", 2) in found
+    assert not any(rule.startswith("inspector.") for rule, _ in found)
+    assert "Traceback" not in captured.err

@@ -123,3 +123,16 @@ def test_ctrl_c_ends_follow_quietly_but_cuts_a_plain_show_short(
     monkeypatch.setattr(CaptureReader, "records", interrupted)
     argv = ["show", *(["--follow"] if follow else []), str(sample(tmp_path))]
     assert main(argv) == code
+
+
+def test_a_message_nested_too_deep_is_shown_like_one_not_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = RecordBuilder()
+    b.raw("[" * 5000 + "]" * 5000)
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    b.result(1, {})
+    assert main(["show", str(b.save(tmp_path / "deep.jsonl"))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    assert "ping" in lines[1]

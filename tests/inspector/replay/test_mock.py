@@ -240,3 +240,38 @@ def test_captures_that_cannot_be_served(tmp_path: Path) -> None:
     with pytest.raises(CaptureError):
         MockServer.from_capture(tmp_path / "bad.jsonl")
     assert MockServer.from_capture(modern_capture().save(tmp_path / "ok.jsonl")).era == "modern"
+
+
+DEEP = b"[" * 5000 + b"]" * 5000
+
+
+@pytest.mark.parametrize(
+    ("data", "answered_id"),
+    [
+        (DEEP, None),
+        (b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"a":' + DEEP + b"}}", 9),
+        (b'{"jsonrpc":"2.0","method":"notifications/x","params":{"a":' + DEEP + b"}}", None),
+        # Decodable, but deeper than matching walks (explaining a miss walks the params).
+        (
+            b'{"jsonrpc":"2.0","id":"q","method":"tools/call","params":'
+            + b'{"a":' * 600
+            + b"1"
+            + b"}" * 600
+            + b"}",
+            "q",
+        ),
+    ],
+    ids=["list", "request", "notification", "walked-request"],
+)
+def test_a_message_nested_too_deep_is_answered_as_unparseable(
+    data: bytes, answered_id: Any
+) -> None:
+    s = session(modern_capture(), timing="fast")
+    reaction = s.receive(data)
+    [error] = decoded(reaction)
+    assert error["id"] == answered_id
+    assert error["error"]["code"] == -32700
+    assert "nested too deeply" in error["error"]["message"]
+    # The session goes on.
+    [pong] = decoded(s.receive(line({"id": 10, "method": "ping"})))
+    assert pong["id"] == 10

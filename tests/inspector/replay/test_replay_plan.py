@@ -190,3 +190,19 @@ def test_a_cancellation_names_the_live_id() -> None:
     live = ids.allocate("r2")
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "r2"}}
     assert remap_cancel(cancel, ids)["params"] == {"requestId": live}
+
+
+def test_a_message_nested_too_deep_is_not_replayed() -> None:
+    b = RecordBuilder()
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":' + "[" * 5000 + "]" * 5000 + "}")
+    # Decodable, but deeper than replay copies and compares (recursively).
+    b.raw(
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":' + '{"a":' * 600 + "1" + "}" * 601
+    )
+    b.request("ping", id=3)
+    plan = plan_of(b)
+    assert [s.message["id"] for s in client_steps(plan)] == [3]
+    assert plan.notes == [
+        "message #1 is nested too deeply: not replayed",
+        "message #2 is nested too deeply: not replayed",
+    ]

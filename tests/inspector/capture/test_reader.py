@@ -1,0 +1,48 @@
+"""The capture reader on lines it cannot decode: noted as problems, never raised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from inspector.capture import read_records
+from inspector.records import Msg
+
+HEADER = b'{"k":"header","format":"mcpeek-capture","v":1,"transport":"stdio"}\n'
+
+
+def msg_line(seq: int, raw: str, extra: str = "") -> bytes:
+    text = msgspec.json.encode(raw).decode()
+    return (
+        f'{{"k":"msg","seq":{seq},"t":1.0,"dir":"c2s","ch":"stdio","raw":{text}{extra}}}\n'.encode()
+    )
+
+
+def test_a_record_line_nested_too_deep_is_a_problem_and_the_rest_is_read(tmp_path: Path) -> None:
+    deep_list = "[" * 5000 + "]" * 5000
+    deep_object = '{"a":' * 5000 + "1" + "}" * 5000
+    ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(
+        HEADER
+        + msg_line(1, ping)
+        + msg_line(2, ping, f',"x":{deep_list}')  # an unknown member, too deep to skip
+        + msg_line(3, "{}", f',"x":{deep_object}')
+        + msg_line(4, ping)
+    )
+    _header, records, problems = read_records(path)
+    assert [r.seq for r in records if isinstance(r, Msg)] == [1, 4]
+    assert problems == [
+        "line 3: bad record: JSON nested too deeply",
+        "line 4: bad record: JSON nested too deeply",
+    ]
+
+
+def test_a_raw_message_nested_too_deep_is_read_as_it_is(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(HEADER + msg_line(1, deep))
+    _header, records, problems = read_records(path)
+    assert problems == []
+    assert [r.raw for r in records if isinstance(r, Msg)] == [deep]

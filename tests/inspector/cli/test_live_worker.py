@@ -1,0 +1,84 @@
+"""The live-checks worker: it reads the whole capture and reports, whatever it meets."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.analysis import Analyzer
+from inspector.cli import live_worker
+from inspector.records import Msg
+from inspector.testing.records import RecordBuilder
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+def capture(tmp_path: Path) -> Path:
+    b = RecordBuilder()
+    b.raw(DEEP)
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":' + DEEP + "}}")
+    b.raw(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":' + '{"a":' * 990 + "1" + "}" * 991
+    )
+    b.raw('{"jsonrpc":"1.0","id":2,"method":"ping"}')  # checked after them
+    return b.save(tmp_path / "deep.jsonl")
+
+
+def rules_of(out: str) -> set[tuple[str, int]]:
+    found = set()
+    for line in out.splitlines():
+        violation = json.loads(line).get("violation")
+        if violation is not None:
+            found.add((violation["rule"], violation["msgs"][-1]))
+    return found
+
+
+def test_messages_nested_too_deep_do_not_stop_the_checks(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "inspector.cli.live_worker", str(capture(tmp_path))],
+        stdin=subprocess.DEVNULL,  # the proxy is done: read the capture to its end
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    found = rules_of(proc.stdout)
+    assert ("stdio.not-json", 1) in found
+    assert ("jsonrpc.version", 4) in found
+    assert not any(rule.startswith("inspector.") for rule, _ in found)
+
+
+class _Stdin:
+    buffer = io.BytesIO()
+
+
+def test_a_bug_in_the_analysis_is_told_once_and_the_checks_go_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = capture(tmp_path)
+    feed = Analyzer.feed
+
+    def failing(self: Analyzer, record: Any) -> None:
+        if isinstance(record, Msg) and record.seq in (1, 2):
+            raise RuntimeError("boom")
+        feed(self, record)
+
+    monkeypatch.setattr(Analyzer, "feed", failing)
+    monkeypatch.setattr(live_worker.signal, "signal", lambda *args: None)
+    monkeypatch.setattr(live_worker.os, "nice", lambda n: 0)
+    monkeypatch.setattr(live_worker.gctune, "for_this_process", lambda: None)
+    monkeypatch.setattr(sys, "stdin", _Stdin())
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
+    assert live_worker.main([str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("internal error in the live checks") == 1
+    assert "RuntimeError: boom" in err
+    assert ("jsonrpc.version", 4) in rules_of(out.getvalue().decode())
