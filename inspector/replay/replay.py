@@ -35,6 +35,7 @@ import msgspec
 
 from inspector.analysis.flow import Flow
 from inspector.replay.replay_plan import (
+    TOO_DEEP,
     UNSET,
     ClientStep,
     HttpStep,
@@ -42,6 +43,7 @@ from inspector.replay.replay_plan import (
     ReplayPlan,
     remap_cancel,
     retry_message,
+    too_deep,
     with_id,
 )
 
@@ -134,7 +136,7 @@ class Replayer:
                 if self.closed_reason is not None:
                     break
                 if isinstance(step, HttpStep):
-                    await self.transport.send(Outgoing(None, "http", step.method, step=step))
+                    await self._transmit(Outgoing(None, "http", step.method, step=step))
                 else:
                     await self._step(step)
             await self._wait_all()
@@ -197,7 +199,20 @@ class Replayer:
     ) -> None:
         data = msgspec.json.encode(message)
         name = step.name if step is not None else None
-        await self.transport.send(Outgoing(data, kind, message.get("method"), name, step, failed))
+        await self._transmit(Outgoing(data, kind, message.get("method"), name, step, failed))
+
+    async def _transmit(self, item: Outgoing) -> None:
+        """Send ``item``; a transport that raises anything but :class:`ReplayError` (the
+        server cannot be reached: the replay stops) fails this item, not the replay."""
+        try:
+            await self.transport.send(item)
+        except ReplayError:
+            raise
+        except Exception as exc:
+            what = " ".join(filter(None, (item.method, item.name))) or f"a {item.kind}"
+            problem = f"could not be sent ({type(exc).__name__}: {exc})"
+            if item.failed is None or not item.failed(problem):
+                self.on_note(f"{what} {problem}")
 
     def _failed(self, live_id: int, problem: str) -> bool:
         """The request's exchange failed: no response will come, stop waiting for it."""
@@ -247,6 +262,11 @@ class Replayer:
             value = self._decoder.decode(data)
         except msgspec.DecodeError:
             self.on_note(f"the live server sent something that is not JSON: {data[:80]!r}")
+            return
+        except RecursionError:
+            value = TOO_DEEP
+        if value is TOO_DEEP or too_deep(data, value):
+            self.on_note(f"the live server sent JSON nested too deeply to read: {data[:80]!r}")
             return
         for message in value if isinstance(value, list) else [value]:
             if isinstance(message, dict):
@@ -306,7 +326,11 @@ class Replayer:
         elif owner is not None:
             owner.notes.append(f"the live server sent {method}; answered as recorded")
         response = {"jsonrpc": "2.0", "id": request.get("id"), **answer}
-        await self.transport.send(Outgoing(msgspec.json.encode(response), "response"))
+        try:
+            await self._transmit(Outgoing(msgspec.json.encode(response), "response"))
+        except ReplayError as exc:  # nobody awaits this task: the problem is said here
+            if owner is not None:
+                owner.problems.append(f"the answer to the live server's {method} failed: {exc}")
 
 
 def _token_key(token: Any) -> str:

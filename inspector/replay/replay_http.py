@@ -24,6 +24,7 @@ import asyncio
 import base64
 import contextlib
 import itertools
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +45,8 @@ NOT_REPLAYED = frozenset(
     }
 )  # fmt: skip
 REDACTED = "<redacted sha256:"
+TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field-name
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # any control character but HTAB
 HEADERS_WAIT = 1.0  # seconds a request's POST gets to be answered before the next step
 Emit = Callable[[SeqRecord], None]
 
@@ -53,6 +56,17 @@ def header_name_value(name: str) -> str:
     if name.isascii() and name.isprintable() and name == name.strip():
         return name
     return f"=?base64?{base64.b64encode(name.encode()).decode()}?="
+
+
+def header_problem(name: str, value: str) -> str | None:
+    """Why the header ``name: value`` cannot be sent as is (None when it can): a name
+    that is not an HTTP token, or a control character (CR, LF, NUL...) in the value."""
+    if not TOKEN.fullmatch(name):
+        return f"{name!r} is not a valid header name"
+    bad = CONTROL.search(value)
+    if bad is not None:
+        return f"the value of {name} holds the control character {bad.group()!r}"
+    return None
 
 
 def synthesized_headers(message: dict[str, Any], version: str | None) -> list[tuple[str, str]]:
@@ -117,6 +131,7 @@ class HttpTransport:
         self._deliver: Deliver = lambda _data: None
         self._tasks: set[asyncio.Task[None]] = set()
         self._redacted: set[str] = set()
+        self._unsendable: set[str] = set()
 
     async def start(self, deliver: Deliver, closed: Closed) -> None:
         self._deliver = deliver
@@ -146,6 +161,13 @@ class HttpTransport:
         if live is not None:
             headers["mcp-session-id"] = live
         headers.update(self.extra)
+        for name, value in list(headers.items()):
+            problem = header_problem(name, value)
+            if problem is not None:  # aiohttp would refuse the whole request
+                del headers[name]
+                if name not in self._unsendable:
+                    self._unsendable.add(name)
+                    self.on_note(f"the {name} header cannot be sent ({problem}): not sent")
         return headers
 
     async def send(self, item: Outgoing) -> None:
@@ -219,11 +241,22 @@ class HttpTransport:
             problem = f"{exc or type(exc).__name__}"
             if not self.reached:
                 self.unreachable = f"cannot reach {self.url}: {problem}"
-            elif item.failed is None or not item.failed(f"{method} failed: {problem}"):
-                self.on_note(f"{method} to {self.url} failed: {problem}")
+            else:
+                self._broken(item, method, problem)
+        except Exception as exc:  # nobody awaits this task: it is reported here
+            # Anything else (a request aiohttp refuses to send, a bug) fails this
+            # exchange, not the replay; escaping, it would leave the request waiting
+            # for its whole timeout and the task's exception unretrieved.
+            end.reason = "upstream-error"
+            self._broken(item, method, f"{type(exc).__name__}: {exc}")
         finally:
             started.set()
             self.emit(end)
+
+    def _broken(self, item: Outgoing, method: str, problem: str) -> None:
+        """The exchange ended without an HTTP answer: its request fails with ``problem``."""
+        if item.failed is None or not item.failed(f"{method} failed: {problem}"):
+            self.on_note(f"{method} to {self.url} failed: {problem}")
 
     def _failed(
         self,
@@ -281,7 +314,7 @@ class HttpTransport:
     def _learn_version(self, data: bytes) -> None:
         import msgspec
 
-        with contextlib.suppress(msgspec.DecodeError):
+        with contextlib.suppress(msgspec.DecodeError, RecursionError):
             message = msgspec.json.decode(data)
             result = message.get("result") if isinstance(message, dict) else None
             if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):

@@ -59,13 +59,19 @@ class StdioTransport:
     async def _read_stdout(self, deliver: Deliver) -> None:
         assert self._process is not None and self._process.stdout is not None
         stdout = self._process.stdout
-        while line := await stdout.readline():
-            partial = not line.endswith(b"\n")
-            data = line.rstrip(b"\n")
-            raw, raw_b64 = text_fields(data)
-            self.emit(Msg(dir="s2c", ch="stdio", raw=raw, raw_b64=raw_b64, partial=partial))
-            if data.strip():
-                deliver(data)
+        try:
+            while line := await stdout.readline():
+                partial = not line.endswith(b"\n")
+                data = line.rstrip(b"\n")
+                raw, raw_b64 = text_fields(data)
+                self.emit(Msg(dir="s2c", ch="stdio", raw=raw, raw_b64=raw_b64, partial=partial))
+                if data.strip():
+                    deliver(data)
+        except Exception as exc:  # nobody awaits this task: end the session, say why
+            self._went_away(
+                f"mcpeek could not read the server's output ({type(exc).__name__}: {exc})"
+            )
+            return
         self.emit(Event(event="server-eof"))
         if not self._closing:  # not our doing: the server went away on its own
             self._went_away("the server closed its stdout")

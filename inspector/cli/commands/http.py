@@ -25,6 +25,7 @@ from aiohttp import web
 from inspector.capture.writer import CaptureWriter
 from inspector.cli.base import Command, UsageError
 from inspector.cli.live import LiveChecks, record_while
+from inspector.cli.urls import check_http_url
 from inspector.paths import default_capture_path
 from inspector.pipeline import Recorder
 from inspector.proxy.console import Console
@@ -106,9 +107,7 @@ class HttpCommand(Command):
                 "reachable from the network (add --allow-remote if you mean it)"
             )
         upstream = args.upstream
-        parts = urlsplit(upstream)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise UsageError(f"--upstream {upstream!r}: expected an http:// or https:// URL")
+        check_http_url("--upstream", upstream)
         path = args.write or default_capture_path()
         try:
             writer = CaptureWriter(

@@ -27,7 +27,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspector.cli.base import Command, UsageError
+from inspector.cli.base import Command, UsageError, refuse_overwriting
+from inspector.cli.urls import check_http_url
 
 if TYPE_CHECKING:
     from inspector.replay.replay import LiveFlow
@@ -83,7 +84,7 @@ class ReplayCommand(Command):
                 "replay needs a server: '-- CMD [ARG...]' (stdio) or '--url URL' (HTTP), not both"
             )
         if args.url:
-            _check_url(args.url)
+            check_http_url("--url", args.url)
         if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be a positive number of seconds")
         try:
@@ -140,21 +141,6 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _check_url(url: str) -> None:
-    """``--url`` must be an http(s) URL with a host (and a valid port, if any)."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # raises on a port that is not a number in 0-65535
-    except ValueError as exc:
-        raise UsageError(f"--url {url!r} is not a valid URL: {exc}") from None
-    if parts.scheme.lower() not in ("http", "https"):
-        raise UsageError(f"--url must be an http:// or https:// URL, not {url!r}")
-    if not parts.hostname:
-        raise UsageError(f"--url {url!r} names no host")
-
-
 def _went_away(transport: object, reason: str, when: str = "") -> str:
     """How the live server went away mid-replay (a stdio server: how it exited)."""
     from inspector.replay.replay_stdio import StdioTransport
@@ -165,10 +151,16 @@ def _went_away(transport: object, reason: str, when: str = "") -> str:
 
 
 def _header(text: str) -> tuple[str, str]:
+    from inspector.replay.replay_http import header_problem
+
     name, sep, value = text.partition(":")
-    if not sep or not name.strip():
+    name, value = name.strip(" \t"), value.strip(" \t")
+    if not sep or not name:
         raise UsageError(f"--header must look like 'Name: value', not {text!r}")
-    return name.strip(), value.strip()
+    problem = header_problem(name, value)
+    if problem is not None:  # checked before anything is sent
+        raise UsageError(f"--header {text!r} cannot be sent: {problem}")
+    return name, value
 
 
 class _Session:
@@ -200,6 +192,7 @@ class _Session:
         args = self.args
         transport_name = "http" if args.url else "stdio"
         target: list[str] | str = args.url or self.command
+        refuse_overwriting(args.write, args.file)
         writer = None
         if args.write is not None:
             try:

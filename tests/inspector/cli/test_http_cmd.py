@@ -24,6 +24,9 @@ from tests.conftest import mcpeek_argv
     [
         (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0"], "not a loopback"),
         (["--upstream", "ftp://x/mcp"], "expected an http:// or https:// URL"),
+        (["--upstream", "http://[::1/mcp"], "--upstream 'http://[::1/mcp' is not a valid URL"),
+        (["--upstream", "http://127.0.0.1:99999/mcp"], "is not a valid URL: Port out of range"),
+        (["--upstream", "http:///mcp"], "names no host"),
         (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999"], "port"),
     ],
 )

@@ -85,13 +85,19 @@ def closed_port() -> int:
     [
         (["replay", "{cap}"], "replay needs a server"),
         (["replay", "{cap}", "--url", "http://x/", "--", "true"], "not both"),
-        (["replay", "{cap}", "--url", "ftp://x/"], "--url must be an http"),
+        (["replay", "{cap}", "--url", "ftp://x/"], "--url 'ftp://x/': expected an http"),
         (["replay", "{cap}", "--url", "http://[::1/mcp"], "is not a valid URL"),
         (["replay", "{cap}", "--url", "http://x:port/mcp"], "is not a valid URL"),
         (["replay", "{cap}", "--url", "http:///mcp"], "names no host"),
         (["replay", "{cap}", "--ignore", "result", "--", "true"], "--ignore: JSON Pointer"),
         (["replay", "{cap}", "--timeout", "0", "--", "true"], "--timeout must be a positive"),
         (["replay", "{cap}", "-H", "nocolon", "--url", "http://x/"], "--header must look like"),
+        # Regression: a header aiohttp refuses was only found out when sending it.
+        (["replay", "{cap}", "-H", "X: a\nB: c", "--url", "{http_error}"], "control character"),
+        (["replay", "{cap}", "-H", "X: a\r", "--url", "{http_error}"], "control character"),
+        (["replay", "{cap}", "-H", "X: a\x00b", "--", "true"], "control character"),
+        (["replay", "{cap}", "-H", "X Y: v", "--url", "{http_error}"], "not a valid header name"),
+        (["replay", "{cap}", "-H", "X\n: v", "--url", "{http_error}"], "not a valid header name"),
         (["replay", "{dir}/missing.jsonl", "--", "true"], "no such file"),
         (["replay", "{cap}", "--", "{dir}/no-such-server"], "cannot start the server"),
         (["replay", "{cap}", "--", "false"], "the server exited (code 1) before answering"),
@@ -213,3 +219,81 @@ def test_a_server_that_exits_mid_replay_is_named_as_the_reason(
     assert "  ! no live response: the server exited (code 1); recorded a result" in out
     assert "  ! not sent: the server exited (code 1)" in out
     assert "within" not in out
+
+
+def http_capture(path: Path, extra: list[tuple[str, str]]) -> Path:
+    """A modern capture recorded over HTTP, each POST with the ``extra`` headers too."""
+    b = RecordBuilder("http", modern=True)
+    calls = [("server/discover", {}), ("tools/list", {})]
+    for n, (method, params) in enumerate(calls, 1):
+        x = f"x{n}"
+        headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", method), *extra]
+        b.http(x, "request", method="POST", path="/mcp", headers=headers)
+        b.request(method, params, id=n, ch=x)
+        b.http(x, "response", status=200, headers=[("content-type", "application/json")])
+        b.result(n, {"tools": []} if n == 2 else {"supportedVersions": ["2026-07-28"]}, ch=x)
+        b.http(x, "end", reason="complete")
+    return b.save(path)
+
+
+def answer_as_recorded(message: dict[str, Any]) -> Answer:
+    if message.get("method") == "server/discover":
+        body: dict[str, Any] = {"supportedVersions": ["2026-07-28"]}
+    else:
+        body = {"tools": []}
+    reply = {"jsonrpc": "2.0", "id": message["id"], "result": {**body, "resultType": "complete"}}
+    return 200, "application/json", json.dumps(reply).encode()
+
+
+def test_a_recorded_header_that_cannot_be_sent_is_left_out_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: aiohttp refused the request ("Forbidden control character"), the task's
+    # exception was never retrieved, and each request waited its whole --timeout.
+    cap = http_capture(tmp_path / "cap.jsonl", [("x-custom", "a\nb"), ("bad name", "v")])
+    with http_server(answer_as_recorded) as url:
+        started = time.monotonic()
+        code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
+        elapsed = time.monotonic() - started
+    captured = capsys.readouterr()
+    assert elapsed < 4, captured.out
+    assert "Task exception" not in captured.err and "Traceback" not in captured.err
+    assert "note: the x-custom header cannot be sent (the value of x-custom holds" in captured.out
+    assert "note: the bad name header cannot be sent ('bad name' is not a valid" in captured.out
+    assert code == 0, captured.out
+    assert "2 flows, 2 same, 0 different" in captured.out
+
+
+def test_any_exception_in_a_send_task_fails_its_flow_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The root cause of the hang: an exception no handler expected ended the background
+    # exchange task unseen, and the replay waited for a response that could not come.
+    from inspector.replay.replay_http import HttpTransport
+
+    def broken(*_args: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(HttpTransport, "_answered", broken)
+    cap = http_capture(tmp_path / "cap.jsonl", [])
+    with http_server(answer_as_recorded) as url:
+        started = time.monotonic()
+        code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
+        elapsed = time.monotonic() - started
+    captured = capsys.readouterr()
+    assert elapsed < 4, captured.out
+    assert "Task exception" not in captured.err and "Traceback" not in captured.err
+    assert code == 1, captured.out
+    problem = "no live response: POST failed: RuntimeError: boom; recorded a result"
+    assert captured.out.count(f"  ! {problem}") == 2, captured.out
+
+
+def test_writing_over_the_capture_being_replayed_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cap = weather_capture(tmp_path / "cap.jsonl")
+    recorded = cap.read_bytes()
+    argv = ["replay", str(cap), "-w", str(cap), "--", sys.executable, "-c", "pass"]
+    assert main(argv) == 2
+    assert "is the capture being read" in capsys.readouterr().err
+    assert cap.read_bytes() == recorded

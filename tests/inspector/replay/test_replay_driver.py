@@ -336,3 +336,27 @@ def test_a_server_gone_mid_replay_is_the_reason_given_not_the_timeout() -> None:
     assert first.same
     assert second.problems == [f"no live response: {gone}; recorded a result"]
     assert ping.problems == [f"not sent: {gone}"]
+
+
+class RaisingServer(FakeServer):
+    """A transport with a bug: sending the second message raises."""
+
+    async def send(self, item: Outgoing) -> None:
+        if self.sent:
+            raise RuntimeError("boom")
+        await super().send(item)
+
+
+def test_a_transport_that_raises_fails_the_flow_not_the_replay() -> None:
+    # Regression: the exception ended the whole replay (a traceback in the CLI).
+    notes: list[str] = []
+    server = RaisingServer(weather("Sunny in Paris"))
+    replayer = Replayer(plan_of(weather_capture()), server, timeout=5, on_note=notes.append)
+    started = time.monotonic()
+    flows = asyncio.run(replayer.run())
+    assert time.monotonic() - started < 2
+    first, second = (compare_flow(f, timeout=5) for f in flows)
+    assert first.same
+    assert second.problems == [
+        "no live response: could not be sent (RuntimeError: boom); recorded a result"
+    ]

@@ -1,0 +1,21 @@
+"""Checking the server URLs given on the command line (``replay --url``, ``http --upstream``)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from inspector.cli.base import UsageError
+
+
+def check_http_url(option: str, url: str) -> None:
+    """``url`` must be an http(s) URL with a host (and a valid port, if any); else a
+    :class:`UsageError` naming ``option`` (e.g. ``--url``)."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises on a port that is not a number in 0-65535
+    except ValueError as exc:
+        raise UsageError(f"{option} {url!r} is not a valid URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(f"{option} {url!r}: expected an http:// or https:// URL")
+    if not parts.hostname:
+        raise UsageError(f"{option} {url!r} names no host")
