@@ -139,6 +139,22 @@ def too_deep(data: bytes, value: Any) -> bool:
     return deeper_than(value, MAX_DEPTH)
 
 
+def _sendable(record: Http | None, notes: list[str]) -> list[tuple[str, str]]:
+    """The recorded headers of ``record`` that can be sent again: a value the capture
+    keeps as Base64 (its bytes are not UTF-8, ``headers_b64``) is left out, with a note."""
+    if record is None or not record.headers:
+        return []
+    encoded = set(record.headers_b64 or ())
+    if not encoded:
+        return list(record.headers)
+    for i in sorted(encoded):
+        if i < len(record.headers):
+            note = f"header {record.headers[i][0]} holds bytes that are not UTF-8: not sent"
+            if note not in notes:
+                notes.append(note)
+    return [h for i, h in enumerate(record.headers) if i not in encoded]
+
+
 def _header(headers: Iterable[tuple[str, str]] | None, name: str) -> str | None:
     for key, value in headers or ():
         if key.lower() == name:
@@ -179,7 +195,7 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
         if isinstance(record, Http) and record.phase == "request":
             if record.x not in with_body and record.method in ("GET", "DELETE"):
                 session = _header(record.headers, "mcp-session-id")
-                steps.append(HttpStep(record.seq, record.method, record.headers or [], session))
+                steps.append(HttpStep(record.seq, record.method, _sendable(record, notes), session))
             continue
         if not isinstance(record, Msg) or record.dir != "c2s":
             continue
@@ -197,7 +213,7 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
         if "method" not in message:
             continue  # an answer to a server request: given again when the server asks
         request = requests.get(record.ch)
-        headers = list(request.headers or []) if request is not None else []
+        headers = _sendable(request, notes)
         response = responses.get(record.ch)
         kind: Literal["request", "notification"] = "request" if "id" in message else "notification"
         owner: Flow | None = None

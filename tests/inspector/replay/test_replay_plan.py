@@ -146,6 +146,18 @@ def test_http_steps_keep_their_recorded_headers_and_sessions() -> None:
     assert ("mcp-protocol-version", "2025-11-25") in tools_list.headers
 
 
+def test_a_recorded_header_kept_as_base64_is_not_sent_but_noted() -> None:
+    b = RecordBuilder("http")
+    headers = [("accept", "*/*"), ("x-weird", "//4="), ("x-ok", "1")]  # b"\xff\xfe"
+    b.http("x1", "request", method="POST", path="/mcp", headers=headers, headers_b64=[1])
+    b.request("tools/list", id=1, ch="x1")
+    b.result(1, {"tools": []}, ch="x1")
+    plan = plan_of(b)
+    (step,) = client_steps(plan)
+    assert step.headers == [("accept", "*/*"), ("x-ok", "1")]  # not the Base64 text
+    assert plan.notes == ["header x-weird holds bytes that are not UTF-8: not sent"]
+
+
 def test_batches_and_garbage_are_noted_not_sent() -> None:
     b = RecordBuilder()
     b.raw('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
