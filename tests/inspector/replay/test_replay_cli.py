@@ -245,12 +245,11 @@ def answer_as_recorded(message: dict[str, Any]) -> Answer:
     return 200, "application/json", json.dumps(reply).encode()
 
 
-def test_a_recorded_header_that_cannot_be_sent_is_left_out_with_a_note(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Regression: aiohttp refused the request ("Forbidden control character"), the task's
-    # exception was never retrieved, and each request waited its whole --timeout.
-    cap = http_capture(tmp_path / "cap.jsonl", [("x-custom", "a\nb"), ("bad name", "v")])
+def replay_quickly(
+    cap: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, pytest.CaptureResult[str]]:
+    """Replay ``cap`` over HTTP (--timeout 5) against a server answering as recorded: its
+    exit code and output, once sure it took less than a timeout and raised nothing."""
     with http_server(answer_as_recorded) as url:
         started = time.monotonic()
         code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
@@ -258,6 +257,16 @@ def test_a_recorded_header_that_cannot_be_sent_is_left_out_with_a_note(
     captured = capsys.readouterr()
     assert elapsed < 4, captured.out
     assert "Task exception" not in captured.err and "Traceback" not in captured.err
+    return code, captured
+
+
+def test_a_recorded_header_that_cannot_be_sent_is_left_out_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: aiohttp refused the request ("Forbidden control character"), the task's
+    # exception was never retrieved, and each request waited its whole --timeout.
+    cap = http_capture(tmp_path / "cap.jsonl", [("x-custom", "a\nb"), ("bad name", "v")])
+    code, captured = replay_quickly(cap, capsys)
     assert "note: the x-custom header cannot be sent (the value of x-custom holds" in captured.out
     assert "note: the bad name header cannot be sent ('bad name' is not a valid" in captured.out
     assert code == 0, captured.out
@@ -275,14 +284,7 @@ def test_any_exception_in_a_send_task_fails_its_flow_at_once(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(HttpTransport, "_answered", broken)
-    cap = http_capture(tmp_path / "cap.jsonl", [])
-    with http_server(answer_as_recorded) as url:
-        started = time.monotonic()
-        code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
-        elapsed = time.monotonic() - started
-    captured = capsys.readouterr()
-    assert elapsed < 4, captured.out
-    assert "Task exception" not in captured.err and "Traceback" not in captured.err
+    code, captured = replay_quickly(http_capture(tmp_path / "cap.jsonl", []), capsys)
     assert code == 1, captured.out
     problem = "no live response: POST failed: RuntimeError: boom; recorded a result"
     assert captured.out.count(f"  ! {problem}") == 2, captured.out
