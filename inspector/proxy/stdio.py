@@ -147,11 +147,18 @@ class StdioRelay:
         self._server_out_paused = False
         self._last_server_data = 0.0
         self.undelivered = 0  # bytes of server output the client was gone for
+        self.unsent = 0  # bytes of client input the server's stdin was closed for
+        self._closing_client_in = False  # we closed it (vs. the client's EOF)
 
     # -- forwarding: write first, observe second -------------------------------
     def from_client(self, data: bytes) -> None:
         if self._server_in is not None and not self._server_in.is_closing():
             self._server_in.write(data)
+        elif self._server_in is not None:
+            if not self.unsent:  # the capture says where delivery stopped, once
+                note = "the server's stdin is closed: what the client sends now never reaches it"
+                self._observe(self.tap.event, "note", message=note)
+            self.unsent += len(data)
         self._observe(self.tap.data, "c2s", data)
 
     def from_server(self, data: bytes) -> None:
@@ -205,6 +212,8 @@ class StdioRelay:
             return
         self._client_eof_seen = True
         self._observe(self.tap.eof, "c2s")
+        if self._closing_client_in:
+            return  # mcpeek is done and stops reading: the client sent no EOF
         self._observe(self.tap.event, "client-eof")
         if self._server_in is not None:
             self._server_in.close()  # flushes what is buffered, then closes
@@ -351,6 +360,11 @@ class StdioRelay:
                 f"the client went away before {self.undelivered} bytes of the "
                 "server's output could reach it (they are in the capture)"
             )
+        if self.unsent:
+            self.console.say(
+                f"the server's stdin was closed for {self.unsent} bytes the client sent "
+                "(they are in the capture, after a note)"
+            )
         return 128 - code if code < 0 else code
 
     async def _drain_server(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -377,6 +391,7 @@ class StdioRelay:
                 # from the server itself); it ends early only if the client goes away.
                 await client_out_proto.closed
         if self.client_in is not None:
+            self._closing_client_in = True
             self.client_in.close()
 
 

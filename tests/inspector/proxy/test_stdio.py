@@ -487,3 +487,20 @@ def test_stdin_from_a_big_file_is_read_as_the_server_reads(
         )
     assert proc.returncode == 0
     assert received.read_bytes() == big.read_bytes()
+
+
+def test_client_data_after_the_server_closed_its_stdin_is_marked_undelivered(
+    capture_path: Path,
+) -> None:
+    lines = b'{"jsonrpc":"2.0","method":"x"}\n' * 200_000  # more than any pipe holds
+    server = ["sh", "-c", "head -c 100 >/dev/null; exit 4"]  # reads 100 bytes, leaves
+    proc = run(mcpeek_argv("stdio", "-w", str(capture_path), "--", *server), lines)
+    assert proc.returncode == 4
+    assert b"the server's stdin was closed for" in proc.stderr
+    _, records, _ = read_records(capture_path)
+    notes = [e for e in events(records) if e.event == "note" and "stdin is closed" in e.message]
+    assert len(notes) == 1  # said once, where delivery stopped
+    sent = [r.seq for r in records if isinstance(r, Msg) and r.dir == "c2s"]
+    assert sent[0] < notes[0].seq < sent[-1]
+    # mcpeek stopped reading when the server exited: that is no EOF from the client.
+    assert "client-eof" not in [e.event for e in events(records)]
