@@ -35,6 +35,10 @@ CHUNK_SIZE = 1 << 20
 # ``SALVAGE_CHUNK_SIZE`` steps (see ``CaptureReader._salvage_reader``).
 GZIP_CHUNK_SIZE = 1 << 16
 SALVAGE_CHUNK_SIZE = 64
+GZIP_MAGIC = b"\x1f\x8b"  # a gzip stream, whatever the file's name says
+# The header line is short (its longest field is the wrapped command): this much
+# data without a line end is not a capture (a binary file, /dev/zero…).
+MAX_HEADER_LINE = 1 << 20
 
 
 class CaptureError(Exception):
@@ -64,7 +68,7 @@ class CaptureReader:
 
     def _open(self) -> BinaryIO | gzip.GzipFile:
         try:
-            if self.path.suffix == ".gz":
+            if self.path.suffix == ".gz" or _is_gzip(self.path):
                 return gzip.GzipFile(self.path, "rb")
             return open(self.path, "rb")
         except FileNotFoundError:
@@ -113,6 +117,11 @@ class CaptureReader:
                     cut = chunk.rfind(b"\n") + 1
                     if not cut:
                         pieces.append(chunk)
+                        if self.header is None and self.bytes_read > MAX_HEADER_LINE:
+                            raise CaptureError(
+                                f"{self.path}: not an mcpeek capture (no line end in its "
+                                f"first {MAX_HEADER_LINE >> 20} MiB)"
+                            )
                         continue
                     block = b"".join([*pieces, chunk[:cut]]) if pieces else chunk[:cut]
                     pieces = [chunk[cut:]] if cut < len(chunk) else []
@@ -133,6 +142,11 @@ class CaptureReader:
         if self.header is None:
             if read_error is not None:
                 raise CaptureError(f"{self.path}: cannot read: {read_error}")
+            if self._line_no == 0 and self.bytes_read:
+                raise CaptureError(
+                    f"{self.path}: no complete line, not an mcpeek capture "
+                    "(or one whose header is still being written)"
+                )
             raise CaptureError(f"{self.path}: empty file, not an mcpeek capture")
 
     def _salvage_reader(self, files: ExitStack, offset: int) -> Callable[[], bytes]:
@@ -205,6 +219,8 @@ class CaptureReader:
         version = raw.get("v")
         if not isinstance(version, int) or isinstance(version, bool):
             raise CaptureError(f"{self.path}: capture header has no valid format version")
+        if version < 1:
+            raise CaptureError(f"{self.path}: capture format version {version} does not exist")
         if version > FORMAT_VERSION:
             raise CaptureError(
                 f"{self.path}: capture format version {version} is newer than this mcpeek "
@@ -214,6 +230,15 @@ class CaptureReader:
             return msgspec.convert(raw, Header)
         except msgspec.ValidationError as exc:
             raise CaptureError(f"{self.path}: bad capture header: {exc}") from None
+
+
+def _is_gzip(path: Path) -> bool:
+    """Whether a regular file holds gzip data, whatever its name (a pipe or a device is
+    not read ahead: what this read would take, the records would miss)."""
+    if not path.is_file():
+        return False
+    with open(path, "rb") as stream:
+        return stream.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
 def _read_error(exc: BaseException) -> str:

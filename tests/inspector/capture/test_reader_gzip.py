@@ -120,3 +120,11 @@ def test_flipped_bytes_anywhere_never_escape_as_raw_errors(tmp_path: Path) -> No
         with contextlib.suppress(CaptureError):  # a damaged header: a clear refusal
             read_records(gz)  # else records, with bad lines and the damage in problems
     assert inflate_errors  # the premise: some of these damage the deflate stream itself
+
+
+def test_gzip_data_in_a_file_not_named_gz_is_read(tmp_path: Path) -> None:
+    data, records = capture(tmp_path, flows=3)
+    disguised = tmp_path / "d.jsonl"
+    disguised.write_bytes(gzip.compress(data))
+    _, read, problems = read_records(disguised)
+    assert read == records and problems == []

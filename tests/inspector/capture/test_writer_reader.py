@@ -206,7 +206,10 @@ def test_newer_version_is_refused_clearly(tmp_path: Path) -> None:
     [
         (b"", "empty file"),
         (b'{"hello":1}\n', "not an mcpeek capture"),
-        (b"\x00\x01binary", "not an mcpeek capture"),
+        (b"\x00\x01binary", "no complete line, not an mcpeek capture"),
+        (b'{"k":"header","format":"mcpeek-capture","v":1', "no complete line"),
+        (b"\x00" * (3 << 20), r"no line end in its first 1 MiB"),  # /dev/zero, in short
+        (b'{"k":"header","format":"mcpeek-capture","v":0}\n', "version 0 does not exist"),
     ],
 )
 def test_not_a_capture(tmp_path: Path, content: bytes, reason: str) -> None:
