@@ -127,9 +127,11 @@ class StdioCommand(Command):
         if relay.spawned:
             count = tap.message_count
             flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"
+            # After a recording error the file holds only part of them: say so, not "recorded".
+            where = f"seen; the capture {path} is incomplete" if reported else f"recorded in {path}"
             console.say(
                 f"{count} message{'s' if count != 1 else ''}{flagged if live.violations else ''} "
-                f"recorded in {path}; server exit code {code}"
+                f"{where}; server exit code {code}"
             )
         console.close()
         return code
