@@ -22,14 +22,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from functools import partial
 from typing import BinaryIO
 
 import msgspec
 
 from inspector import gctune
 from inspector.analysis import AnalysisListener, Analyzer
+from inspector.analysis.guarded import GuardedAnalyzer
 from inspector.capture.reader import CaptureError, CaptureReader
 from inspector.records import Violation
 from inspector.views.flowline import FlowPrinter
@@ -73,31 +72,18 @@ def main(argv: list[str] | None = None) -> int:
 
     threading.Thread(target=wait_for_eof, daemon=True).start()
     reader = CaptureReader(args.capture)
-    failed = False
-
-    def guarded(step: Callable[[], None]) -> None:
-        """One record's analysis: a bug in it is told once, the checks go on."""
-        nonlocal failed
-        try:
-            step()
-        except BrokenPipeError:
-            raise
-        except Exception as exc:
-            if not failed:
-                failed = True
-                print(
-                    f"mcpeek: internal error in the live checks ({type(exc).__name__}: {exc}); "
-                    "they go on, run mcpeek lint on the capture to check it again",
-                    file=sys.stderr,
-                )
-
+    checks = GuardedAnalyzer(
+        analyzer,
+        "the live checks",
+        "they go on, run mcpeek lint on the capture to check it again",
+    )
     try:
         for record in reader.records(follow=True, stop=proxy_done.is_set, poll_interval=0.02):
             if analyzer.header is None and reader.header is not None:
-                guarded(partial(analyzer.feed, reader.header))
+                checks.feed(reader.header)
             if not isinstance(record, Violation):  # the proxy's, from our own findings
-                guarded(partial(analyzer.feed, record))
-        guarded(analyzer.finish)
+                checks.feed(record)
+        checks.finish()
     except (CaptureError, BrokenPipeError) as exc:
         print(f"mcpeek: live checks stopped: {exc}", file=sys.stderr)
         return 1

@@ -13,12 +13,12 @@ client's.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from inspector.analysis import AnalysisListener, Analyzer
+from inspector.analysis.guarded import GuardedAnalyzer
 from inspector.capture.writer import CaptureWriter
 from inspector.records import Direction, Event, Header, Http, Msg, SeqRecord, text_fields
 
@@ -33,13 +33,13 @@ class Tape:
     ) -> None:
         self.transport = transport
         self.writer = writer
-        self.analyzer = Analyzer(listeners) if listeners else None
-        if self.analyzer is not None:
-            self.analyzer.feed(Header(transport=transport, target="mcpeek serve"))
+        # The client's checks: a bug in them is told once and never stops the mock.
+        self._checks = GuardedAnalyzer(Analyzer(listeners), "the checks") if listeners else None
+        if self._checks is not None:
+            self._checks.analyzer.feed(Header(transport=transport, target="mcpeek serve"))
         self._seq = 0
         self._directions: dict[int, str] = {}
         self.closed = False
-        self._check_failed = False
 
     def msg(self, direction: Direction, data: bytes, ch: str = "stdio") -> None:
         raw, raw_b64 = text_fields(data)
@@ -64,22 +64,8 @@ class Tape:
             record.seq = self._seq
         if direction is not None:
             self._directions[record.seq] = direction
-        if self.analyzer is not None:
-            self._check(record)
-
-    def _check(self, record: SeqRecord) -> None:
-        """Feed the checks; a bug in them is told once and never stops the mock."""
-        assert self.analyzer is not None
-        try:
-            self.analyzer.feed(record)
-        except Exception as exc:
-            if not self._check_failed:
-                self._check_failed = True
-                print(
-                    f"mcpeek: internal error in the checks ({type(exc).__name__}: {exc}); "
-                    "they go on",
-                    file=sys.stderr,
-                )
+        if self._checks is not None:
+            self._checks.feed(record)
 
     def flush(self) -> None:
         if self.writer is not None and not self.closed:
@@ -93,8 +79,8 @@ class Tape:
         """The session ended: the analysis ends its open flows, the capture closes."""
         if self.closed:
             return
-        if self.analyzer is not None:
-            self.analyzer.finish()
+        if self._checks is not None:
+            self._checks.analyzer.finish()
         self.closed = True
         if self.writer is not None:
             self.writer.close()

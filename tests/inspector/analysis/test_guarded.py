@@ -1,0 +1,49 @@
+"""GuardedAnalyzer: a bug in one record's analysis is told once; the checks go on."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.analysis import AnalysisListener, Analyzer
+from inspector.analysis.guarded import GuardedAnalyzer
+from inspector.records import Record
+from inspector.testing.records import RecordBuilder
+
+
+class Flaky(AnalysisListener):
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.seen: list[Record] = []
+
+    def on_record(self, record: Record, conversation: object) -> None:
+        self.seen.append(record)
+        if len(self.seen) == 2:
+            raise self.error
+
+
+def test_a_bug_is_told_once_and_the_next_records_are_analysed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    b = RecordBuilder()
+    for i in range(4):
+        b.request("ping", id=i + 1)
+    listener = Flaky(RuntimeError("boom"))
+    checks = GuardedAnalyzer(Analyzer([listener]), "the checks", "they go on")
+    for record in b.records:  # the header first
+        checks.feed(record)
+    checks.finish()
+    assert len(listener.seen) == 4  # every message after the failing one too
+    err = capsys.readouterr().err
+    assert err == "mcpeek: internal error in the checks (RuntimeError: boom); they go on\n"
+
+
+def test_a_closed_pipe_is_no_bug_and_passes_through() -> None:
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.request("ping", id=2)
+    checks = GuardedAnalyzer(Analyzer([Flaky(BrokenPipeError())]), "the checks")
+    header, first, second = b.records
+    checks.feed(header)
+    checks.feed(first)
+    with pytest.raises(BrokenPipeError):
+        checks.feed(second)
