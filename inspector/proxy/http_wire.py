@@ -27,8 +27,9 @@ from multidict import CIMultiDict
 
 from inspector.records import is_utf8
 
-# The check aiohttp's serializer makes against header injection (RFC 9110 §5.5).
-_FORBIDDEN = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: What aiohttp refuses in a header against injection (RFC 9110 §5.5): any control
+#: character but HTAB.
+HEADER_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 # aiohttp's own serializer (the C one when built), taken before any swap.
 _AIOHTTP_SERIALIZE: Callable[[str, CIMultiDict[str]], bytes] = getattr(
     _aiohttp_writer, "_serialize_headers", _aiohttp_writer._py_serialize_headers
@@ -43,13 +44,13 @@ def serialize_headers(status_line: str, headers: CIMultiDict[str]) -> bytes:
     parts = [status_line]
     for key, val in headers.items():
         name, value = str(key), str(val)
-        if _FORBIDDEN.search(name) or _FORBIDDEN.search(value):
+        if HEADER_CONTROL.search(name) or HEADER_CONTROL.search(value):
             raise ValueError(
                 "Forbidden control character detected in headers. "
                 "Potential header injection attack."
             )
         parts.append(f"{name}: {value}")
-    if _FORBIDDEN.search(status_line):
+    if HEADER_CONTROL.search(status_line):
         raise ValueError("Forbidden control character detected in the status line.")
     try:
         return ("\r\n".join(parts) + "\r\n\r\n").encode("utf-8", "surrogateescape")

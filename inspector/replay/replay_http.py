@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from inspector.proxy.http_wire import HEADER_CONTROL
 from inspector.proxy.sse import SseParser
 from inspector.records import Http, Msg, SeqRecord, text_fields
 from inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
@@ -46,7 +47,6 @@ NOT_REPLAYED = frozenset(
 )  # fmt: skip
 REDACTED = "<redacted sha256:"
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field-name
-CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # any control character but HTAB
 HEADERS_WAIT = 1.0  # seconds a request's POST gets to be answered before the next step
 Emit = Callable[[SeqRecord], None]
 
@@ -63,7 +63,7 @@ def header_problem(name: str, value: str) -> str | None:
     that is not an HTTP token, or a control character (CR, LF, NUL...) in the value."""
     if not TOKEN.fullmatch(name):
         return f"{name!r} is not a valid header name"
-    bad = CONTROL.search(value)
+    bad = HEADER_CONTROL.search(value)
     if bad is not None:
         return f"the value of {name} holds the control character {bad.group()!r}"
     return None
