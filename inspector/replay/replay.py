@@ -35,7 +35,6 @@ import msgspec
 
 from inspector.analysis.flow import Flow
 from inspector.replay.replay_plan import (
-    TOO_DEEP,
     UNSET,
     ClientStep,
     HttpStep,
@@ -264,8 +263,10 @@ class Replayer:
             self.on_note(f"the live server sent something that is not JSON: {data[:80]!r}")
             return
         except RecursionError:
-            value = TOO_DEEP
-        if value is TOO_DEEP or too_deep(data, value):
+            deep = True
+        else:
+            deep = too_deep(data, value)
+        if deep:
             self.on_note(f"the live server sent JSON nested too deeply to read: {data[:80]!r}")
             return
         for message in value if isinstance(value, list) else [value]:

@@ -40,7 +40,7 @@ UNSET: Any = msgspec.UNSET
 #: Messages nested deeper are not replayed nor compared (copying and diffing walk
 #: them recursively); a real one nests a few dozen levels at most.
 MAX_DEPTH = 200
-TOO_DEEP: Any = object()  # what decode gives for one
+NESTED_TOO_DEEP: Any = object()  # what decode gives for one (not jsonrpc.TOO_DEEP, a detail text)
 
 
 @dataclass
@@ -120,7 +120,7 @@ class ReplayPlan:
 
 
 def decode(record: Msg) -> Any:
-    """A recorded message's JSON value; ``None`` if it is not JSON, :data:`TOO_DEEP`
+    """A recorded message's JSON value; ``None`` if it is not JSON, :data:`NESTED_TOO_DEEP`
     if it nests deeper than replay copies and compares."""
     data = wire_bytes(record)
     try:
@@ -128,8 +128,8 @@ def decode(record: Msg) -> Any:
     except msgspec.DecodeError:
         return None
     except RecursionError:
-        return TOO_DEEP
-    return TOO_DEEP if too_deep(data, value) else value
+        return NESTED_TOO_DEEP
+    return NESTED_TOO_DEEP if too_deep(data, value) else value
 
 
 def too_deep(data: bytes, value: Any) -> bool:
@@ -205,7 +205,7 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
                 "a batch"
                 if isinstance(message, list)
                 else "nested too deeply"
-                if message is TOO_DEEP
+                if message is NESTED_TOO_DEEP
                 else "a message that is not JSON-RPC"
             )
             notes.append(f"message #{record.seq} is {what}: not replayed")
