@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from inspector.loaded import Capture, load
+    from mcpeek.inspector.loaded import Capture, load
 
 __all__ = ["Capture", "__version__", "load"]
 
 
 def __getattr__(name: str) -> Any:
     if name in ("Capture", "load"):
-        from inspector import loaded
+        from mcpeek.inspector import loaded
 
         return getattr(loaded, name)
     raise AttributeError(f"module 'inspector' has no attribute {name!r}")

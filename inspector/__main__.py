@@ -1,3 +1,3 @@
-from inspector.cli.main import main
+from mcpeek.inspector.cli.main import main
 
 raise SystemExit(main())

@@ -7,7 +7,7 @@
     capture.messages[0].message().params_value()
 
 Loading keeps everything in memory, compactly: each message is an
-:class:`~inspector.analysis.Entry` that points at its record and is decoded
+:class:`~mcpeek.inspector.analysis.Entry` that points at its record and is decoded
 again only when asked.
 """
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
-from inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from inspector.capture.reader import CaptureReader
-from inspector.gctune import fewer_collections
-from inspector.records import AnyRecord, Header
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
+from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.gctune import fewer_collections
+from mcpeek.inspector.records import AnyRecord, Header
 
 
 class _Collector(AnalysisListener):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from inspector.capture.writer import CaptureWriter
-from inspector.records import SeqRecord
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.records import SeqRecord
 
 
 class Recorder:

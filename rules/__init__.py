@@ -1,16 +1,16 @@
 """The spec checks: pure, synchronous rules over the record stream.
 
 Importing this package registers every rule of the catalog (one family per
-module). :class:`~rules.engine.RuleEngine` runs them over an
-:class:`~inspector.analysis.Analyzer`'s events; :func:`~rules.base.catalog`
+module). :class:`~mcpeek.rules.engine.RuleEngine` runs them over an
+:class:`~mcpeek.inspector.analysis.Analyzer`'s events; :func:`~mcpeek.rules.base.catalog`
 lists them. Nothing here does I/O or imports aiohttp or textual.
 """
 
 import importlib
 import pkgutil
 
-from rules.base import Finding, Rule, catalog
-from rules.engine import Reported, RuleEngine
+from mcpeek.rules.base import Finding, Rule, catalog
+from mcpeek.rules.engine import Reported, RuleEngine
 
 # Every module of this package but the machinery is a rule family: importing
 # it registers its rules (Rule.__init_subclass__). Nothing to keep in step.

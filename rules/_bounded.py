@@ -16,8 +16,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from inspector.analysis import Conversation
-from rules.base import Finding
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules.base import Finding
 
 MAX_CONVERSATIONS = 256  # conversations a rule keeps state for
 MAX_KEYS = 4096  # names, cursors or URIs a rule keeps per conversation

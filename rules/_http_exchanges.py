@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
-from inspector.analysis import Conversation
-from inspector.records import Http, Msg, Record
-from rules._bounded import MAX_CONVERSATIONS, Lru
-from rules._messages import shown
-from rules.base import LEGACY_SPEC, MODERN_SPEC, Era, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.rules._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules._messages import shown
+from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC, Era, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 STREAMABLE = f"{MODERN_SPEC}/basic/transports/streamable-http"
 LEGACY_TRANSPORTS = f"{LEGACY_SPEC}/basic/transports"

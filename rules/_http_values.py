@@ -15,7 +15,7 @@ import base64
 import binascii
 from typing import Any
 
-from rules._messages import shown
+from mcpeek.rules._messages import shown
 
 SENTINEL_PREFIX, SENTINEL_SUFFIX = "=?base64?", "?="
 ABSENT = object()  # an argument that is not there (or null)

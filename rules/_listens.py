@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from inspector.analysis import Conversation
-from inspector.analysis.peek import id_key
-from rules._wire import WINDOW, as_dict
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules._wire import WINDOW, as_dict
+from mcpeek.rules.context import MessageContext
 
 LISTEN = "subscriptions/listen"
 CANCELLED = "notifications/cancelled"

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from rules.context import MessageContext
+from mcpeek.rules.context import MessageContext
 
 MAX_SHOWN = 5  # problems listed in one finding
 EXCERPT = 120

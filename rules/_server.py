@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Conversation
-from inspector.records import Msg
-from rules._bounded import HeldFindings
-from rules.base import Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Msg
+from mcpeek.rules._bounded import HeldFindings
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 MCP = "io.modelcontextprotocol/"
 SERVER_INFO = MCP + "serverInfo"

@@ -5,7 +5,7 @@ that could open one (it starts with ``{`` or ``[``) is held until the value
 closes or the run breaks (a valid message in the same direction, the end of
 the conversation, or the bounds below); only then is it reported, as part
 of an ``embedded-newline`` or as ``not-json``. :class:`FramingScan` is the
-base of both rules (:mod:`rules.framing`); each keeps the events that are its own.
+base of both rules (:mod:`mcpeek.rules.framing`); each keeps the events that are its own.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import json
 import re
 from typing import Literal
 
-from inspector.analysis import Conversation
-from rules.base import Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 STREAM = {"c2s": "stdin", "s2c": "stdout"}
 EXCERPT = 60

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from rules.context import MessageContext
+from mcpeek.rules.context import MessageContext
 
 MCP = "io.modelcontextprotocol/"
 WINDOW = 4096  # bounded memories (HTTP exchanges, progress tokens…)

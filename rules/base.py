@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import msgspec
 
 if TYPE_CHECKING:
-    from inspector.analysis import Conversation, Flow
-    from inspector.records import Record
-    from rules.context import MessageContext
+    from mcpeek.inspector.analysis import Conversation, Flow
+    from mcpeek.inspector.records import Record
+    from mcpeek.rules.context import MessageContext
 
 Severity = Literal["error", "warning", "info"]
 Era = Literal["modern", "legacy"]
@@ -73,7 +73,7 @@ class Rule:
     #: ``on_message`` wants; kinds not listed come from both sides.
     directions: ClassVar[Mapping[str, str]] = {}
     #: The kinds of message on which this rule is silent whenever the conformance
-    #: gate (:mod:`rules.gate`) accepts the message, and keeps no state: the engine
+    #: gate (:mod:`mcpeek.rules.gate`) accepts the message, and keeps no state: the engine
     #: then skips it. Only for rules whose every check the gate's models imply.
     gated: ClassVar[frozenset[str]] = frozenset()
 

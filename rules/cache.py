@@ -15,12 +15,12 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Conversation
-from rules._bounded import MAX_KEYS, Lru, PerConversation
-from rules._messages import id_text, is_complete, shown
-from rules._server import request_cursor
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._bounded import MAX_KEYS, Lru, PerConversation
+from mcpeek.rules._messages import id_text, is_complete, shown
+from mcpeek.rules._server import request_cursor
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 CACHING = f"{MODERN_SPEC}/server/utilities/caching"
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import msgspec
 
-from inspector.analysis import Conversation
-from inspector.analysis.peek import id_key
-from rules._listens import CANCELLED, LISTEN, OTHER_SIDE, ListenIds, cancel_target
-from rules._wire import WINDOW, shown, side
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules._listens import CANCELLED, LISTEN, OTHER_SIDE, ListenIds, cancel_target
+from mcpeek.rules._wire import WINDOW, shown, side
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 CANCELLATION = f"{MODERN_SPEC}/basic/patterns/cancellation"
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis import Conversation
-from rules._wire import as_dict
-from rules.base import LEGACY_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._wire import as_dict
+from mcpeek.rules.base import LEGACY_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 LIFECYCLE = f"{LEGACY_SPEC}/basic/lifecycle"
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from inspector.analysis import Attempt, Conversation, Entry, Flow
-from inspector.jsonrpc import Message, MessageDecoder, json_value
-from inspector.records import Msg, wire_bytes
-from rules.base import Finding, Severity
+from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
+from mcpeek.inspector.jsonrpc import Message, MessageDecoder, json_value
+from mcpeek.inspector.records import Msg, wire_bytes
+from mcpeek.rules.base import Finding, Severity
 
 RESPONSE_KINDS = frozenset({"result", "error"})
 
@@ -61,7 +61,7 @@ class MessageContext:
         #: The message's method; for a response, the method of the request it answers.
         self.method = entry.method if entry.method is not None else flow.method
         self.is_response = entry.kind in RESPONSE_KINDS
-        #: The conformance gate (rules.gate) proved this message conformant: the
+        #: The conformance gate (mcpeek.rules.gate) proved this message conformant: the
         #: engine skips the rules that are ``gated``; others may take it as read too.
         self.conformant = False
         self._decoder = decoder

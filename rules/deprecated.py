@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis import Conversation
-from rules._server import may_hold
-from rules._wire import MCP, as_dict, where
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._server import may_hold
+from mcpeek.rules._wire import MCP, as_dict, where
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 INCLUDE_CONTEXT_DEPRECATED_IN = "2025-11-25"
 

@@ -1,6 +1,6 @@
 """The rule engine: every registered rule, run over the Analyzer's events.
 
-:class:`RuleEngine` is an :class:`~inspector.analysis.AnalysisListener`. It
+:class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It
 instantiates each rule once, calls the hooks a rule overrides (and, for
 ``on_message``, only on the kinds, methods and directions it asked for, from
 tables built once per combination), gates era rules
@@ -10,12 +10,12 @@ violation to ``report``. A rule that raises becomes an
 the traffic go on.
 
 The conformant fast path: a rule whose ``gated`` kinds include a message's
-kind is silent on every message the :class:`~rules.gate.Gate` accepts (one
+kind is silent on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one
 typed decode of the whole message), so on those it is not called at all.
 Most traffic is conformant, and the pure per-message rules (schema,
 envelope, ``_meta``…) are most of the cost. With ``verify_gate`` (or
 ``MCPEEK_VERIFY_GATE=1``) a second engine without the gate runs beside it
-(:mod:`rules.verify`) and any hook whose findings differ between the two is
+(:mod:`mcpeek.rules.verify`) and any hook whose findings differ between the two is
 reported as ``inspector.gate-unsound``: the test suite runs that way, so every
 rule test doubles as a test of the gate.
 """
@@ -28,12 +28,12 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from inspector.analysis import AnalysisListener, Conversation, Entry, Flow
-from inspector.jsonrpc import MessageDecoder
-from inspector.records import Msg, Record
-from rules.base import Finding, Rule, catalog
-from rules.context import MessageContext, RequestMemo
-from rules.gate import Gate, plain_answer
+from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
+from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.records import Msg, Record
+from mcpeek.rules.base import Finding, Rule, catalog
+from mcpeek.rules.context import MessageContext, RequestMemo
+from mcpeek.rules.gate import Gate, plain_answer
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -76,7 +76,7 @@ def version_era(version: str | None) -> str | None:
 class RuleEngine(AnalysisListener):
     def __new__(cls, *args: Any, verify_gate: bool | None = None, **kwargs: Any) -> RuleEngine:
         if cls is RuleEngine and _verify_requested(verify_gate):
-            from rules.verify import VerifiedRuleEngine  # (it subclasses this one)
+            from mcpeek.rules.verify import VerifiedRuleEngine  # (it subclasses this one)
 
             return super().__new__(VerifiedRuleEngine)
         return super().__new__(cls)

@@ -2,7 +2,7 @@
 
 Both eras share JSON-RPC 2.0 with MCP's additions (ids never null, no
 batches outside 2025-03-26). The ids, the pairing of responses and the error
-objects are :mod:`rules.ids`', :mod:`rules.responses`' and :mod:`rules.errors`';
+objects are the modules ``ids``, ``responses`` and ``errors`` of this package;
 the helpers they share with this family are here.
 """
 
@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Conversation, Entry
-from inspector.jsonrpc import Message, MessageDecoder
-from inspector.records import Msg, Record, wire_bytes
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext, is_batch
+from mcpeek.inspector.analysis import Conversation, Entry
+from mcpeek.inspector.jsonrpc import Message, MessageDecoder
+from mcpeek.inspector.records import Msg, Record, wire_bytes
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext, is_batch
 
 BASIC = f"{MODERN_SPEC}/basic/index"
 RESPONSES = frozenset({"result", "error"})

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.base import Findings, Rule
-from rules.context import MessageContext
-from rules.envelope import BASIC, id_phrase, show
+from mcpeek.rules.base import Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.envelope import BASIC, id_phrase, show
 
 #: Error codes the 2026-07-28 specification defines in its reserved sub-range.
 DEFINED_CODES = frozenset({-32020, -32021, -32022})

@@ -10,7 +10,7 @@ family's (``jsonrpc.not-object``, ``jsonrpc.shape``).
 
 Telling a split message from garbage needs the lines that follow: the scan
 that holds a line which could open one, until it closes or the run breaks,
-is :mod:`rules._stdio_runs`'s.
+is :mod:`mcpeek.rules._stdio_runs`'s.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from rules._stdio_runs import (
+from mcpeek.rules._stdio_runs import (
     EXCERPT,
     RUN_BYTES_LIMIT,
     RUN_LINES_LIMIT,
     STREAM,
     FramingScan,
 )
-from rules.base import LEGACY_SPEC, MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
-from rules.envelope import is_notification_method, show
+from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.envelope import is_notification_method, show
 
-# Re-exported: defined here before the scan moved to rules._stdio_runs (the tests
+# Re-exported: defined here before the scan moved to mcpeek.rules._stdio_runs (the tests
 # import RUN_LINES_LIMIT from here).
 __all__ = ["EXCERPT", "RUN_BYTES_LIMIT", "RUN_LINES_LIMIT", "STREAM"]
 

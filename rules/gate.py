@@ -20,7 +20,7 @@ the response rules have nothing to say either.
 
 The gate only ever says "certainly conformant": it may turn away a fine
 message (then the rules run), never accept one a gated rule would flag. The
-engine's ``verify_gate`` mode (:mod:`rules.verify`, on in the test suite)
+engine's ``verify_gate`` mode (:mod:`mcpeek.rules.verify`, on in the test suite)
 runs a twin engine without the gate and reports any difference.
 """
 
@@ -32,12 +32,12 @@ from typing import Any, Literal, cast
 
 import msgspec
 
-from inspector.analysis import Flow
-from rules.models import Spec, spec_for
-from rules.models import modern as modern_models
-from rules.models._base import UNSET, Model, Unset, named, required
-from rules.models.content import Implementation, LoggingLevel, RequestId
-from rules.models.registry import Method
+from mcpeek.inspector.analysis import Flow
+from mcpeek.rules.models import Spec, spec_for
+from mcpeek.rules.models import modern as modern_models
+from mcpeek.rules.models._base import UNSET, Model, Unset, named, required
+from mcpeek.rules.models.content import Implementation, LoggingLevel, RequestId
+from mcpeek.rules.models.registry import Method
 
 MCP = "io.modelcontextprotocol/"
 LISTEN = "subscriptions/listen"

@@ -6,19 +6,19 @@ initialize and on every modern request) and, in the modern era, mirrors the
 body into headers a proxy can route on: ``Mcp-Method``, ``Mcp-Name`` (the
 tool, prompt or resource) and one ``Mcp-Param-*`` per argument the tool's
 ``inputSchema`` marks with ``x-mcp-header`` (Value Encoding:
-:mod:`rules._http_values`). Each POST is judged once, on its first client
+:mod:`mcpeek.rules._http_values`). Each POST is judged once, on its first client
 message.
 
 How the rules follow the exchanges and gate on the era is in
-:mod:`rules._http_exchanges`; the statuses and content types of the
-responses are in :mod:`rules.http_status`, sessions in
-:mod:`rules.http_sessions`.
+:mod:`mcpeek.rules._http_exchanges`; the statuses and content types of the
+responses are in :mod:`mcpeek.rules.http_status`, sessions in
+:mod:`mcpeek.rules.http_sessions`.
 """
 
 from __future__ import annotations
 
-from rules._bounded import MAX_CONVERSATIONS, Lru
-from rules._http_exchanges import (
+from mcpeek.rules._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules._http_exchanges import (
     JSON,
     MCP,
     SSE,
@@ -30,7 +30,7 @@ from rules._http_exchanges import (
     post_without,
     what,
 )
-from rules._http_values import (
+from mcpeek.rules._http_values import (
     ABSENT,
     argument,
     decode_header,
@@ -38,10 +38,10 @@ from rules._http_values import (
     header_text,
     needs_encoding,
 )
-from rules._messages import shown
-from rules._toolschema import header_annotations
-from rules.base import Findings
-from rules.context import MessageContext
+from mcpeek.rules._messages import shown
+from mcpeek.rules._toolschema import header_annotations
+from mcpeek.rules.base import Findings
+from mcpeek.rules.context import MessageContext
 
 # Re-exported: the tests import the Value Encoding helpers from here.
 __all__ = ["decode_header", "header_mismatch", "needs_encoding"]

@@ -7,15 +7,15 @@ DELETE to the MCP endpoint (the path its POSTs went to). A modern server
 mints no session and echoes none, and answers a legacy client's GET or
 DELETE with ``405``.
 
-How the rules follow the exchanges is in :mod:`rules._http_exchanges`.
+How the rules follow the exchanges is in :mod:`mcpeek.rules._http_exchanges`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules._bounded import MAX_CONVERSATIONS, Lru
-from rules._http_exchanges import (
+from mcpeek.rules._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules._http_exchanges import (
     LEGACY_TRANSPORTS,
     MCP,
     STREAMABLE,
@@ -24,9 +24,9 @@ from rules._http_exchanges import (
     post_without,
     what,
 )
-from rules._messages import shown
-from rules.base import Finding, Findings
-from rules.context import MessageContext
+from mcpeek.rules._messages import shown
+from mcpeek.rules.base import Finding, Findings
+from mcpeek.rules.context import MessageContext
 
 
 def _modern_meta(params: Any) -> bool:

@@ -8,17 +8,26 @@ some errors with a fixed status (``400`` for -32020/-32021/-32022 and a
 in an ``InputRequiredResult`` rather than sending them on the stream, and
 asks proxies not to buffer the stream (``X-Accel-Buffering: no``).
 
-How the rules follow the exchanges is in :mod:`rules._http_exchanges`.
+How the rules follow the exchanges is in :mod:`mcpeek.rules._http_exchanges`.
 """
 
 from __future__ import annotations
 
-from inspector.records import Http, Msg
-from rules._bounded import HeldFindings
-from rules._http_exchanges import JSON, MCP, SSE, STREAMABLE, Exchange, HttpRule, described, what
-from rules._messages import request_params, shown
-from rules.base import Finding, Findings
-from rules.context import MessageContext
+from mcpeek.inspector.records import Http, Msg
+from mcpeek.rules._bounded import HeldFindings
+from mcpeek.rules._http_exchanges import (
+    JSON,
+    MCP,
+    SSE,
+    STREAMABLE,
+    Exchange,
+    HttpRule,
+    described,
+    what,
+)
+from mcpeek.rules._messages import request_params, shown
+from mcpeek.rules.base import Finding, Findings
+from mcpeek.rules.context import MessageContext
 
 #: the MCP error codes a modern server can only send with 400 (and -32601 with 404)
 STATUS_400 = frozenset({-32020, -32021, -32022})

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from inspector.analysis import Attempt, Conversation, Flow
-from inspector.analysis.analyzer import ORIGIN
-from inspector.analysis.peek import id_key
-from rules._bounded import UsedIds
-from rules.base import Finding, Findings, Rule
-from rules.context import MessageContext
-from rules.envelope import BASIC, OTHER_SIDE, SIDE, is_valid_id, show
+from mcpeek.inspector.analysis import Attempt, Conversation, Flow
+from mcpeek.inspector.analysis.analyzer import ORIGIN
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules._bounded import UsedIds
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.envelope import BASIC, OTHER_SIDE, SIDE, is_valid_id, show
 
 # -- ids --------------------------------------------------------------------------------
 #: How many unreadable messages (``id.null`` credits) are remembered per side.

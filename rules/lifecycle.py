@@ -12,11 +12,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import ClassVar
 
-from inspector.analysis import Conversation
-from inspector.records import Http, Record
-from rules._wire import WINDOW, as_dict, side, where
-from rules.base import LEGACY_SPEC, Era, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Http, Record
+from mcpeek.rules._wire import WINDOW, as_dict, side, where
+from mcpeek.rules.base import LEGACY_SPEC, Era, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 LIFECYCLE = f"{LEGACY_SPEC}/basic/lifecycle"
 #: On HTTP, a notification POST and the next request POST may cross: an

@@ -4,8 +4,8 @@ In 2026-07-28 every client request carries its protocol version and client
 capabilities (required) and its client identity (SHOULD) in ``_meta``; a
 server rejects a request without the required fields with -32602, and names
 itself in every result's ``_meta`` (SHOULD). Key names are
-:mod:`rules.meta_keys`', trace context :mod:`rules.meta_trace`'s and
-per-request logging :mod:`rules.meta_logging`'s.
+:mod:`mcpeek.rules.meta_keys`', trace context :mod:`mcpeek.rules.meta_trace`'s and
+per-request logging :mod:`mcpeek.rules.meta_logging`'s.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from inspector.analysis import Entry
-from inspector.analysis.analyzer import DROPPED
-from rules._server import (
+from mcpeek.inspector.analysis import Entry
+from mcpeek.inspector.analysis.analyzer import DROPPED
+from mcpeek.rules._server import (
     CLIENT_CAPABILITIES,
     MCP,
     SERVER_INFO,
@@ -25,8 +25,8 @@ from rules._server import (
     server_response,
     shorten,
 )
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 BASIC = f"{MODERN_SPEC}/basic/index"
 
@@ -48,7 +48,7 @@ class _RequestField(Rule):
     kinds = frozenset({"request", "result", "error"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
     # On a response it judges a request sent before the era was known; the gate passes
-    # only answers in flows whose era was (rules.gate.plain_answer).
+    # only answers in flows whose era was (mcpeek.rules.gate.plain_answer).
     gated = frozenset({"request", "result", "error"})
     key = ""
     need = ""

@@ -11,8 +11,8 @@ import functools
 import re
 from typing import Any
 
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 BASIC = f"{MODERN_SPEC}/basic/index"
 KEY_FORMAT_SINCE = "2025-06-18"  # the first revision with _meta key-name rules

@@ -10,10 +10,10 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import ClassVar
 
-from inspector.analysis import Attempt, Conversation, Entry, Flow
-from rules._server import MCP, UNREADABLE, MetaMemberPeek, may_hold, shorten, unread
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
+from mcpeek.rules._server import MCP, UNREADABLE, MetaMemberPeek, may_hold, shorten, unread
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 LOGGING = f"{MODERN_SPEC}/server/utilities/logging"
 LOG_LEVEL = MCP + "logLevel"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from rules._server import shorten
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules._server import shorten
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 BASIC = f"{MODERN_SPEC}/basic/index"
 

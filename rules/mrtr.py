@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Attempt
-from inspector.analysis.peek import id_key
-from rules._server import (
+from mcpeek.inspector.analysis import Attempt
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules._server import (
     describe,
     may_hold,
     request_capabilities,
@@ -23,8 +23,8 @@ from rules._server import (
     shorten,
     unread,
 )
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 MRTR = f"{MODERN_SPEC}/basic/patterns/mrtr"
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})

@@ -12,13 +12,13 @@ from typing import Any
 
 import msgspec
 
-from inspector.analysis import Attempt, Conversation
-from inspector.analysis.peek import id_key
-from rules._listens import OTHER_SIDE
-from rules._server import unread
-from rules._wire import WINDOW, as_dict, shown
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Attempt, Conversation
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules._listens import OTHER_SIDE
+from mcpeek.rules._server import unread
+from mcpeek.rules._wire import WINDOW, as_dict, shown
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 PROGRESS = f"{MODERN_SPEC}/basic/patterns/progress"
 

@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from inspector.analysis import Conversation
-from rules._bounded import MAX_KEYS, PerConversation
-from rules._messages import as_list, id_text, request_params, shown
-from rules._server import may_hold, unread
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._bounded import MAX_KEYS, PerConversation
+from mcpeek.rules._messages import as_list, id_text, request_params, shown
+from mcpeek.rules._server import may_hold, unread
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import msgspec
 
-from inspector.analysis import Conversation, Flow
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
-from rules.envelope import BASIC, OTHER_SIDE, RESPONSES, id_phrase, is_notification_method
+from mcpeek.inspector.analysis import Conversation, Flow
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.envelope import BASIC, OTHER_SIDE, RESPONSES, id_phrase, is_notification_method
 
 
 # -- pairing ----------------------------------------------------------------------------

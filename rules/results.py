@@ -2,16 +2,22 @@
 
 In 2026-07-28 a result's ``resultType`` is ``complete``, ``input_required``
 (an ``InputRequiredResult`` asking the client for input before it retries:
-:mod:`rules.mrtr`), or a value an advertised extension adds. A legacy server
+:mod:`mcpeek.rules.mrtr`), or a value an advertised extension adds. A legacy server
 answering a modern client is judged only once the server has shown it is
-modern (:class:`rules._server.ServerSigns`).
+modern (:class:`mcpeek.rules._server.ServerSigns`).
 """
 
 from __future__ import annotations
 
-from rules._server import ModernServerRule, describe, request_capabilities, server_response, shorten
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules._server import (
+    ModernServerRule,
+    describe,
+    request_capabilities,
+    server_response,
+    shorten,
+)
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 BASIC = f"{MODERN_SPEC}/basic/index"
 CORE_RESULT_TYPES = frozenset({"complete", "input_required"})

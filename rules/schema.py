@@ -1,7 +1,7 @@
 """Schema rules: params, results, notification params and defined errors' ``data`` checked
 against typed models of the conversation's protocol version; methods nobody defines.
 
-The models (:mod:`rules.models`) are msgspec Structs decoded straight from a
+The models (:mod:`mcpeek.rules.models`) are msgspec Structs decoded straight from a
 message's raw ``params`` / ``result`` bytes, with decoders built once. The
 version is the conversation's negotiated or declared one (``--spec`` forces it);
 an unknown version falls back to the nearest known one of its era.
@@ -21,10 +21,10 @@ from typing import Any
 
 import msgspec
 
-from inspector.analysis import Conversation
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
-from rules.models import (
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.models import (
     ALL_METHODS,
     ALL_NOTIFICATIONS,
     ALL_REQUESTS,

@@ -14,12 +14,12 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Conversation, Flow
-from rules._listens import CANCELLED, LISTEN, ListenIds
-from rules._server import may_hold, unread
-from rules._wire import WINDOW, as_dict, shown
-from rules.base import MODERN_SPEC, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation, Flow
+from mcpeek.rules._listens import CANCELLED, LISTEN, ListenIds
+from mcpeek.rules._server import may_hold, unread
+from mcpeek.rules._wire import WINDOW, as_dict, shown
+from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 SUBSCRIPTIONS = f"{MODERN_SPEC}/basic/patterns/subscriptions"
 HTTP_TRANSPORT = f"{MODERN_SPEC}/basic/transports/streamable-http"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inspector.analysis import Analyzer
-from inspector.records import Record
-from rules.base import Rule
-from rules.engine import Reported, RuleEngine
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.records import Record
+from mcpeek.rules.base import Rule
+from mcpeek.rules.engine import Reported, RuleEngine
 
 
 def lint_records(

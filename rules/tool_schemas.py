@@ -5,9 +5,9 @@ and maybe an ``outputSchema``. A ``tools/call``'s arguments are validated
 against the first (``tools.input-schema``: the server should have refused
 them) and its result's ``structuredContent`` against the second
 (``tools.output-schema``), with the bounded, offline checker of
-:mod:`rules._toolschema`: an external ``$ref`` is never fetched, and without
+:mod:`mcpeek.rules._toolschema`: an external ``$ref`` is never fetched, and without
 ``jsonschema`` installed both rules do nothing. The other tool rules (names,
-order, ``x-mcp-header``) are in :mod:`rules.tools`.
+order, ``x-mcp-header``) are in :mod:`mcpeek.rules.tools`.
 """
 
 from __future__ import annotations
@@ -15,19 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from inspector.analysis import Conversation
-from rules._bounded import MAX_KEYS, Lru, PerConversation
-from rules._messages import id_text, is_complete, listed_tools
-from rules._toolschema import (
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._bounded import MAX_KEYS, Lru, PerConversation
+from mcpeek.rules._messages import id_text, is_complete, listed_tools
+from mcpeek.rules._toolschema import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
     describe,
     risky_regex,
     schema_shape_problem,
 )
-from rules.base import Findings, Rule
-from rules.context import MessageContext
-from rules.tools import TOOLS
+from mcpeek.rules.base import Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.tools import TOOLS
 
 # Re-exported: the tests import these from here.
 __all__ = ["MAX_SCHEMA_DEPTH", "SchemaChecker", "risky_regex", "schema_shape_problem"]

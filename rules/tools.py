@@ -5,8 +5,8 @@ characters of ``A-Za-z0-9_-.`` and unique in its list; two listings of the
 same tools keep one order; and an ``x-mcp-header`` annotation must meet its
 constraints or the tool is unusable. The rules that validate arguments and
 ``structuredContent`` against the declared schemas are in
-:mod:`rules.tool_schemas`; the cache hint and resource rules that once lived
-here are in :mod:`rules.cache` and :mod:`rules.resources`.
+:mod:`mcpeek.rules.tool_schemas`; the cache hint and resource rules that once lived
+here are in :mod:`mcpeek.rules.cache` and :mod:`mcpeek.rules.resources`.
 """
 
 from __future__ import annotations
@@ -17,28 +17,28 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from inspector.analysis import Conversation
-from rules._bounded import MAX_CONVERSATIONS, MAX_KEYS, Lru, PerConversation
-from rules._messages import (
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.rules._bounded import MAX_CONVERSATIONS, MAX_KEYS, Lru, PerConversation
+from mcpeek.rules._messages import (
     id_text,
     listed_tools,
     request_params,
     shown,
     summarized,
 )
-from rules._server import may_hold, request_cursor
-from rules._toolschema import (
+from mcpeek.rules._server import may_hold, request_cursor
+from mcpeek.rules._toolschema import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
     header_annotations,
     risky_regex,
     schema_shape_problem,
 )
-from rules.base import MODERN_SPEC, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 # Re-exported: the tests import these from here (the schema ones from before
-# the schema rules moved to rules.tool_schemas).
+# the schema rules moved to mcpeek.rules.tool_schemas).
 __all__ = [
     "MAX_CONVERSATIONS",
     "MAX_SCHEMA_DEPTH",

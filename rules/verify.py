@@ -1,6 +1,6 @@
 """Checking the conformance gate as it runs: a second engine without it, findings compared.
 
-The gate (:mod:`rules.gate`) lets the engine skip rules and lets some rules
+The gate (:mod:`mcpeek.rules.gate`) lets the engine skip rules and lets some rules
 take a message's conformance as read; either would hide a finding if the gate
 accepted too much, or if a skipped rule kept state. :class:`VerifiedRuleEngine`
 is what ``RuleEngine(verify_gate=True)`` (or ``MCPEEK_VERIFY_GATE=1``) builds:
@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from inspector.analysis import Conversation, Entry, Flow
-from inspector.records import Record
-from rules.base import Rule
-from rules.engine import GATE_UNSOUND, Reported, RuleEngine
+from mcpeek.inspector.analysis import Conversation, Entry, Flow
+from mcpeek.inspector.records import Record
+from mcpeek.rules.base import Rule
+from mcpeek.rules.engine import GATE_UNSOUND, Reported, RuleEngine
 
 Key = tuple[str, tuple[int, ...], str]
 

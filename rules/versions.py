@@ -13,13 +13,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from inspector.analysis import Conversation
-from inspector.analysis.era import MODERN_ERROR_CODES, is_modern_version
-from inspector.records import Msg
-from rules._server import unread
-from rules._wire import MCP, as_dict, side, where
-from rules.base import MODERN_SPEC, Era, Finding, Findings, Rule
-from rules.context import MessageContext
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.era import MODERN_ERROR_CODES, is_modern_version
+from mcpeek.inspector.records import Msg
+from mcpeek.rules._server import unread
+from mcpeek.rules._wire import MCP, as_dict, side, where
+from mcpeek.rules.base import MODERN_SPEC, Era, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
 
 VERSIONING = f"{MODERN_SPEC}/basic/versioning"
 TASKS_EXTENSION = MCP + "tasks"

@@ -19,7 +19,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def mcpeek_argv(*args: str) -> list[str]:
     """The command line of mcpeek itself, from this checkout's interpreter."""
-    return [sys.executable, "-m", "inspector", *args]
+    return [sys.executable, "-m", "mcpeek", *args]
 
 
 def peer_argv(script: str, *args: str) -> list[str]:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector import __version__
+from mcpeek.inspector import __version__
 
 pytestmark = pytest.mark.e2e
 
@@ -109,17 +109,19 @@ def test_the_wheel_carries_the_version_the_license_and_the_demo(installed: Insta
         names = set(wheel.namelist())
         metadata = wheel.read(f"mcpeek-{__version__}.dist-info/METADATA").decode()
     assert f"mcpeek-{__version__}.dist-info/licenses/LICENSE" in names
-    assert {"inspector/demo/server.py", "inspector/demo/client.py"} <= names
-    assert not any(name.startswith(("tests/", "captures/")) for name in names)
+    assert {"mcpeek/inspector/demo/server.py", "mcpeek/inspector/demo/client.py"} <= names
+    # One import name: nothing at the top level another distribution could own too.
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"mcpeek", f"mcpeek-{__version__}.dist-info"}
     assert f"\nVersion: {__version__}\n" in metadata
     assert "\nLicense-Expression: MIT\n" in metadata
 
 
 def test_installed_from_the_wheel_not_the_checkout(installed: Installed) -> None:
-    code = "import importlib.util, inspector; print(inspector.__file__); "
+    code = "import importlib.util; from mcpeek import inspector; print(inspector.__file__); "
     code += "print(importlib.util.find_spec('mcp') is None)"
     proc = installed.run(installed.bin("python"), "-c", code)
-    _check(proc, "import inspector")
+    _check(proc, "from mcpeek import inspector")
     where, no_sdk = proc.stdout.splitlines()
     assert Path(where).resolve().is_relative_to(installed.venv.resolve())
     assert no_sdk == "True"  # the SDK is a dev dependency: the demo must do without it
@@ -162,3 +164,26 @@ def test_lint_a_bundled_capture(
     assert proc.stdout.startswith(f"{capture}: ")
     found = re.findall(r"^  (?:ERROR|WARNING|INFO)\s+(\S+)  \(\d+\)$", proc.stdout, re.MULTILINE)
     assert sorted(found) == rules
+
+
+def test_packages_named_like_its_folders_do_not_shadow_it(installed: Installed) -> None:
+    # django-rules installs a top-level ``rules``; other distributions own
+    # ``inspector`` and ``tui``. Plant all three, broken, beside mcpeek.
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    proc = installed.run(installed.bin("python"), "-c", code)
+    _check(proc, "find site-packages")
+    site = Path(proc.stdout.strip())
+    planted = [site / name for name in ("rules", "inspector", "tui")]
+    try:
+        for package in planted:
+            package.mkdir()
+            (package / "__init__.py").write_text("raise ImportError('a foreign package')\n")
+        shutil.copyfile(REPO / "captures" / "violations.jsonl", installed.workdir / "v.jsonl")
+        proc = installed.run(installed.bin("mcpeek"), "lint", "--format", "json", "v.jsonl")
+        assert proc.returncode == 1, proc.stderr
+        found = sorted({json.loads(line)["rule"] for line in proc.stdout.splitlines()})
+        assert found == VIOLATIONS_RULES
+        assert "Traceback" not in proc.stderr
+    finally:
+        for package in planted:
+            shutil.rmtree(package, ignore_errors=True)

@@ -1,8 +1,8 @@
 """``mcpeek view``: the Textual app over one or more captures.
 
 The app composes the headless pieces: a :class:`SessionModel` per capture
-(filled by a loader thread, see :mod:`tui.loader`), the filter language of
-:mod:`inspector.filters`, and the widgets that draw them (the virtualised
+(filled by a loader thread, see :mod:`mcpeek.tui.loader`), the filter language of
+:mod:`mcpeek.inspector.filters`, and the widgets that draw them (the virtualised
 :class:`FlowList`, the :class:`DetailPane`, modal screens). Per capture it
 keeps a :class:`SessionView`: the filter and the rows it lets through.
 
@@ -25,13 +25,13 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static, Tab, Tabs
 from textual.worker import get_current_worker
 
-from inspector.filters import FilterError, compile_filter, filter_rows
-from tui.actions import ActionCommands, bindings
-from tui.detail import DetailPane
-from tui.flow_list import ColumnHeader, FlowList
-from tui.loader import SessionUpdated, is_live, load_into, recheck
-from tui.session_actions import SessionActions
-from tui.session_view import SessionView
+from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
+from mcpeek.tui.actions import ActionCommands, bindings
+from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.flow_list import ColumnHeader, FlowList
+from mcpeek.tui.loader import SessionUpdated, is_live, load_into, recheck
+from mcpeek.tui.session_actions import SessionActions
+from mcpeek.tui.session_view import SessionView
 
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
 

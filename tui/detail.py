@@ -22,10 +22,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from inspector.analysis.flow import Entry
-from inspector.views.flowline import clock
-from inspector.views.session import FlowItem, SessionModel
-from tui.render import (
+from mcpeek.inspector.analysis.flow import Entry
+from mcpeek.inspector.views.flowline import clock
+from mcpeek.inspector.views.session import FlowItem, SessionModel
+from mcpeek.tui.render import (
     FOLD_AT,
     LARGEST_SHOWN,
     MAX_CHARS,

@@ -27,8 +27,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from inspector.views.session import FlowItem, SessionModel
-from tui.render import attempt_row, column_header, flow_row
+from mcpeek.inspector.views.session import FlowItem, SessionModel
+from mcpeek.tui.render import attempt_row, column_header, flow_row
 
 SUB_BITS = 8  # up to 255 attempts of one chain shown as sub-rows
 SUB_MASK = (1 << SUB_BITS) - 1

@@ -28,9 +28,9 @@ from pathlib import Path
 import msgspec
 from textual.message import Message
 
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.records import AnyRecord, Violation
-from inspector.views.session import SessionModel
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.records import AnyRecord, Violation
+from mcpeek.inspector.views.session import SessionModel
 
 FIRST_BATCH = 2000  # records before the first screen is drawn
 INTERVAL = 0.1  # seconds between updates while following a live capture
@@ -163,7 +163,7 @@ def recheck(
     was cancelled: quitting the viewer must not wait for a long lint)."""
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "inspector", "lint", "--format", "json", str(path)],
+            [sys.executable, "-m", "mcpeek", "lint", "--format", "json", str(path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )

@@ -17,10 +17,10 @@ import msgspec
 from rich.style import Style
 from rich.text import Text
 
-from inspector.analysis import Flow
-from inspector.analysis.flow import Attempt
-from inspector.views.flowline import clock
-from inspector.views.session import FlowItem
+from mcpeek.inspector.analysis import Flow
+from mcpeek.inspector.analysis.flow import Attempt
+from mcpeek.inspector.views.flowline import clock
+from mcpeek.inspector.views.session import FlowItem
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {

@@ -18,11 +18,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, Tree
 
-from inspector.filters import FILTER_SYNTAX, filter_help
-from inspector.records import Violation
-from inspector.views.session import SEVERITY_RANK, SessionModel
-from tui.actions import ACTIONS, key_label
-from tui.render import SEVERITY_STYLE
+from mcpeek.inspector.filters import FILTER_SYNTAX, filter_help
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.views.session import SEVERITY_RANK, SessionModel
+from mcpeek.tui.actions import ACTIONS, key_label
+from mcpeek.tui.render import SEVERITY_STYLE
 
 MAX_PER_RULE = 500  # violations listed under one rule before "… N more"
 

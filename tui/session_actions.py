@@ -1,7 +1,7 @@
 """What the keys do: the ``action_*`` methods of the viewer app.
 
-Declared in :mod:`tui.actions` (keys, titles, help), implemented here, as a
-mixin of :class:`tui.app.McpeekApp`, so the app module keeps to layout,
+Declared in :mod:`mcpeek.tui.actions` (keys, titles, help), implemented here, as a
+mixin of :class:`mcpeek.tui.app.McpeekApp`, so the app module keeps to layout,
 loading and filtering.
 """
 
@@ -19,13 +19,13 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static, Tabs
 from textual.worker import get_current_worker
 
-from inspector.views.session import FlowItem, SessionModel
-from tui.detail import DetailPane
-from tui.flow_list import SUB_BITS, FlowList
-from tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
+from mcpeek.inspector.views.session import FlowItem, SessionModel
+from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.flow_list import SUB_BITS, FlowList
+from mcpeek.tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
-    from tui.session_view import SessionView
+    from mcpeek.tui.session_view import SessionView
 
 
 class SessionActions(App[None]):

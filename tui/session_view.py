@@ -14,9 +14,9 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from pathlib import Path
 
-from inspector.filters import Filter, filter_rows
-from inspector.views.session import SessionModel
-from tui.loader import Progress
+from mcpeek.inspector.filters import Filter, filter_rows
+from mcpeek.inspector.views.session import SessionModel
+from mcpeek.tui.loader import Progress
 
 
 class SessionView:

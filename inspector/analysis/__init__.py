@@ -3,8 +3,8 @@
 :class:`Analyzer` is the entry point; see its module for the listener API.
 """
 
-from inspector.analysis.analyzer import AnalysisListener, Analyzer, analyze
-from inspector.analysis.conversation import Conversation
-from inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.analysis.analyzer import AnalysisListener, Analyzer, analyze
+from mcpeek.inspector.analysis.conversation import Conversation
+from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
 
 __all__ = ["AnalysisListener", "Analyzer", "Attempt", "Conversation", "Entry", "Flow", "analyze"]

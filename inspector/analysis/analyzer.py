@@ -24,11 +24,11 @@ from collections.abc import Iterable
 
 import msgspec
 
-from inspector.analysis.conversation import Conversation
-from inspector.analysis.flow import Entry, Flow
-from inspector.analysis.peek import UNSET, PeekEnvelope, Peeker
-from inspector.jsonrpc import MessageDecoder, classify
-from inspector.records import AnyRecord, Header, Http, Msg, Record, SeqRecord, wire_bytes
+from mcpeek.inspector.analysis.conversation import Conversation
+from mcpeek.inspector.analysis.flow import Entry, Flow
+from mcpeek.inspector.analysis.peek import UNSET, PeekEnvelope, Peeker
+from mcpeek.inspector.jsonrpc import MessageDecoder, classify
+from mcpeek.inspector.records import AnyRecord, Header, Http, Msg, Record, SeqRecord, wire_bytes
 
 DEFAULT_TIMEOUT = 60.0
 DROPPED = Msg(dir="c2s", ch="", raw="")  # stands in for the bytes of a forgotten message

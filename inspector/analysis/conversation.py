@@ -18,9 +18,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from inspector.analysis.era import Declared
-from inspector.analysis.flow import Attempt, Entry, Flow
-from inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
+from mcpeek.inspector.analysis.era import Declared
+from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
 
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 RECENT_LIMIT = 4096

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis.peek import UNSET, ErrorPeek, ParamsPeek, ResultPeek
+from mcpeek.inspector.analysis.peek import UNSET, ErrorPeek, ParamsPeek, ResultPeek
 
 MODERN_VERSION = "2026-07-28"
 #: Modern error codes that identify a modern server when it rejects a probe.

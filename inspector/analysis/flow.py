@@ -24,8 +24,8 @@ from typing import Any
 
 import msgspec
 
-from inspector.jsonrpc import Message, MessageDecoder
-from inspector.records import Msg, wire_bytes
+from mcpeek.inspector.jsonrpc import Message, MessageDecoder
+from mcpeek.inspector.records import Msg, wire_bytes
 
 
 class Entry(msgspec.Struct, gc=False):

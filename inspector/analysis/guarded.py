@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from inspector.analysis.analyzer import Analyzer
-from inspector.records import Record
+from mcpeek.inspector.analysis.analyzer import Analyzer
+from mcpeek.inspector.records import Record
 
 
 class GuardedAnalyzer:

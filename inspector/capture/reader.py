@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 import msgspec
 
-from inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
+from mcpeek.inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
 
 CHUNK_SIZE = 1 << 20
 # A gzip stream is read in smaller steps with ``read1()``: when it turns out

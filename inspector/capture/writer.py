@@ -20,9 +20,9 @@ from pathlib import Path
 
 import msgspec
 
-from inspector import __version__
-from inspector.capture.sink import FileSink
-from inspector.records import (
+from mcpeek.inspector import __version__
+from mcpeek.inspector.capture.sink import FileSink
+from mcpeek.inspector.records import (
     Header,
     Http,
     Record,

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
-from inspector import __version__
-from rules.base import SEVERITY_ORDER, Rule, listed_era
-from rules.engine import Reported
+from mcpeek.inspector import __version__
+from mcpeek.rules.base import SEVERITY_ORDER, Rule, listed_era
+from mcpeek.rules.engine import Reported
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}

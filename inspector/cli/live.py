@@ -1,6 +1,6 @@
 """Live analysis for a proxy: flow lines and spec flags while the traffic flows.
 
-The analysis runs in a worker process (:mod:`inspector.cli.live_worker`)
+The analysis runs in a worker process (:mod:`mcpeek.inspector.cli.live_worker`)
 that follows the capture the proxy writes, so that it never sits on the
 relay's path. :class:`LiveChecks` starts it, turns each violation it reports
 into a ``violation`` record in the capture and one line on stderr::
@@ -22,9 +22,9 @@ from typing import TypeVar
 
 import msgspec
 
-from inspector.capture.writer import CaptureWriter
-from inspector.proxy.console import Console
-from inspector.records import Violation
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.records import Violation
 
 FINISH_TIMEOUT = 10.0  # seconds the worker gets to catch up once the traffic is over (a client
 # waiting for our exit should not wait long: lint recomputes anything missed)
@@ -74,7 +74,7 @@ class LiveChecks:
             self._process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "inspector.cli.live_worker",
+                "mcpeek.inspector.cli.live_worker",
                 *self._args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -97,7 +97,7 @@ class LiveChecks:
                 self._report(finding.violation)
 
     def _report(self, item: dict[str, object]) -> None:
-        from rules.engine import Reported, flag_line
+        from mcpeek.rules.engine import Reported, flag_line
 
         reported = msgspec.convert(item, Reported)
         self.violations += 1

@@ -1,4 +1,4 @@
-"""The live-checks worker: ``python -m inspector.cli.live_worker CAPTURE [--flows] [--no-check]``.
+"""The live-checks worker: ``python -m mcpeek.inspector.cli.live_worker CAPTURE [OPTIONS]``.
 
 A proxy starts one worker beside itself. The worker follows the capture the
 proxy is writing (the capture file is the bus), runs the same Analyzer and
@@ -26,12 +26,12 @@ from typing import BinaryIO
 
 import msgspec
 
-from inspector import gctune
-from inspector.analysis import AnalysisListener, Analyzer
-from inspector.analysis.guarded import GuardedAnalyzer
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.records import Violation
-from inspector.views.flowline import FlowPrinter
+from mcpeek.inspector import gctune
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.views.flowline import FlowPrinter
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.flows:
         listeners.append(FlowPrinter(lambda line: send({"flow": line})))
     if not args.no_check:
-        from rules.engine import RuleEngine
+        from mcpeek.rules.engine import RuleEngine
 
         listeners.append(
             RuleEngine(lambda v: send({"violation": msgspec.to_builtins(v)}), spec=args.spec)

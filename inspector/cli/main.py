@@ -13,9 +13,9 @@ import re
 import sys
 from collections.abc import Sequence
 
-from inspector import __version__, gctune
-from inspector.cli import commands
-from inspector.cli.base import Command, UsageError
+from mcpeek.inspector import __version__, gctune
+from mcpeek.inspector.cli import commands
+from mcpeek.inspector.cli.base import Command, UsageError
 
 USAGE_ERROR = 2
 #: What a write to a full disk or a broken device raises (no file name: the output).

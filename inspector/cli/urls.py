@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from inspector.cli.base import UsageError
+from mcpeek.inspector.cli.base import UsageError
 
 
 def check_http_url(option: str, url: str) -> None:

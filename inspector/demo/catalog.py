@@ -1,6 +1,6 @@
 """What the demo server declares: its version, identity, tools, and result shapes.
 
-The fixed facts of the "release desk" (:mod:`inspector.demo.server`): the one
+The fixed facts of the "release desk" (:mod:`mcpeek.inspector.demo.server`): the one
 protocol version it speaks, the ``serverInfo`` every result carries, the tool
 declarations of ``tools/list`` (the ``status`` tool's ``outputSchema`` is the one
 its handler breaks on purpose), the error codes it answers with, and the two
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from inspector import __version__
+from mcpeek.inspector import __version__
 
 VERSION = "2026-07-28"
 MCP = "io.modelcontextprotocol/"

@@ -2,7 +2,7 @@
 
 It starts the real stdio proxy as a subprocess, with the demo server behind it::
 
-    python -m inspector stdio -q -w CAPTURE -- python -m inspector.demo.server
+    python -m mcpeek stdio -q -w CAPTURE -- python -m mcpeek.inspector.demo.server
 
 and plays, one step at a time with a short pause between steps (so that a live
 view shows the conversation arriving):
@@ -25,9 +25,9 @@ view shows the conversation arriving):
 Every request carries the modern ``_meta`` (protocol version, client info,
 client capabilities with form elicitation); ids are 1, 2, 3… The client side
 is conformant: whatever a linter finds, the server did (on purpose). The
-process and message plumbing is :mod:`inspector.demo.connection`'s.
+process and message plumbing is :mod:`mcpeek.inspector.demo.connection`'s.
 
-Run on its own:  python -m inspector.demo.client [-w CAPTURE] [--delay SECONDS]
+Run on its own:  python -m mcpeek.inspector.demo.client [-w CAPTURE] [--delay SECONDS]
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from inspector.demo.catalog import MCP, NOTE_URI
-from inspector.demo.connection import (
+from mcpeek.inspector.demo.catalog import MCP, NOTE_URI
+from mcpeek.inspector.demo.connection import (
     DEFAULT_DELAY,
     DemoClient,
     DemoError,
@@ -174,7 +174,7 @@ def play(client: DemoClient) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m inspector.demo.client",
+        prog="python -m mcpeek.inspector.demo.client",
         description="Play mcpeek's demo conversation through mcpeek stdio.",
     )
     parser.add_argument("-w", "--write", type=Path, metavar="FILE", help="capture file")

@@ -4,7 +4,7 @@
 server, :func:`proxy_command`), writes one message per line to its stdin and
 reads its stdout and stderr in threads. A request is answered by id; answers
 and notifications that arrive while it waits for something else are kept for
-later, so the script (:mod:`inspector.demo.client`) can wait for exactly what
+later, so the script (:mod:`mcpeek.inspector.demo.client`) can wait for exactly what
 it needs. Any failure (mcpeek gone, no answer within :data:`TIMEOUT`, the
 viewer closed) is a :class:`DemoError` naming the last words on stderr.
 """
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from inspector import __version__
-from inspector.demo.catalog import MCP, VERSION
+from mcpeek.inspector import __version__
+from mcpeek.inspector.demo.catalog import MCP, VERSION
 
 DEFAULT_DELAY = 0.3  # seconds between steps: the whole conversation takes about 5 s
 TIMEOUT = 15.0  # seconds to wait for any one answer
@@ -42,7 +42,7 @@ def proxy_command(capture: Path, *, python: str = sys.executable, delay: float) 
     return [
         python,
         "-m",
-        "inspector",
+        "mcpeek",
         "stdio",
         "-q",
         "-w",
@@ -50,7 +50,7 @@ def proxy_command(capture: Path, *, python: str = sys.executable, delay: float) 
         "--",
         python,
         "-m",
-        "inspector.demo.server",
+        "mcpeek.inspector.demo.server",
         "--delay",
         f"{delay:g}",
     ]

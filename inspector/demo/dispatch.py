@@ -4,9 +4,9 @@
 capabilities), answers the discovery, listing and reading requests at once,
 keeps the ``subscriptions/listen`` streams open until the client cancels them,
 and runs each ``tools/call`` in its own thread (the handlers are
-:class:`~inspector.demo.tools.DemoTools`), so that a cancellation is read
+:class:`~mcpeek.inspector.demo.tools.DemoTools`), so that a cancellation is read
 while a tool works. Whatever thread writes, one whole message goes out at a
-time. The stdio loop around it is :mod:`inspector.demo.server`'s.
+time. The stdio loop around it is :mod:`mcpeek.inspector.demo.server`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from inspector.demo.catalog import (
+from mcpeek.inspector.demo.catalog import (
     BUILD_VERSION,
     CAPABILITIES,
     INSTRUCTIONS,
@@ -36,7 +36,7 @@ from inspector.demo.catalog import (
     Send,
     complete,
 )
-from inspector.demo.tools import Call, DemoTools
+from mcpeek.inspector.demo.tools import Call, DemoTools
 
 
 def _key(request_id: Any) -> str:

@@ -40,7 +40,7 @@ reports exactly these two):
 Requests without the required ``_meta`` get -32602, an unsupported protocol
 version -32022, unknown methods -32601. The server exits at the end of stdin.
 
-Run:  python -m inspector.demo.server [--delay SECONDS]
+Run:  python -m mcpeek.inspector.demo.server [--delay SECONDS]
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ import argparse
 import json
 import sys
 
-from inspector.demo.catalog import MCP, NOTE_URI, SERVER_INFO, TOOLS, VERSION, Message
-from inspector.demo.dispatch import DemoServer, log_to_stderr
-from inspector.demo.tools import confirm_request
+from mcpeek.inspector.demo.catalog import MCP, NOTE_URI, SERVER_INFO, TOOLS, VERSION, Message
+from mcpeek.inspector.demo.dispatch import DemoServer, log_to_stderr
+from mcpeek.inspector.demo.tools import confirm_request
 
 # Re-exported: importing these from here predates the split into catalog, tools and dispatch.
 __all__ = [
@@ -73,7 +73,7 @@ def _stdout_send(message: Message) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m inspector.demo.server",
+        prog="python -m mcpeek.inspector.demo.server",
         description="mcpeek's demo MCP server (2026-07-28, stdio).",
     )
     parser.add_argument(

@@ -3,7 +3,7 @@
 A :class:`Call` is one ``tools/call`` being worked on in its own thread: it
 sends progress (only ever up) and pauses in a way a cancellation interrupts.
 :class:`DemoTools` holds the handlers of ``build``, ``deploy``, ``status``,
-``add_note`` and ``search``; :class:`~inspector.demo.dispatch.DemoServer`
+``add_note`` and ``search``; :class:`~mcpeek.inspector.demo.dispatch.DemoServer`
 mixes it in, so they work on the server's state under its lock. ``deploy`` is
 the multi round-trip: its ``requestState`` is sealed with an HMAC (opaque to
 the client, checked on the retry) and expires after :data:`STATE_TTL` seconds.
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from inspector.demo.catalog import (
+from mcpeek.inspector.demo.catalog import (
     BUILD_STEPS,
     BUILD_VERSION,
     INVALID_PARAMS,

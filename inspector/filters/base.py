@@ -2,7 +2,7 @@
 
 A compiled filter is one generated Python function: each operator
 contributes an *expression* over the local names ``item`` (the
-:class:`~inspector.views.session.FlowItem`) and ``flow`` (``item.flow``), and
+:class:`~mcpeek.inspector.views.session.FlowItem`) and ``flow`` (``item.flow``), and
 the parser joins them with ``and``/``or``/``not``. So ``~m tools/call & ~v``
 runs as ``_k0[flow.method] and item.worst is not None``: no call per
 operator per row, which is what makes a million rows take well under a
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from inspector.views.session import FlowItem
+    from mcpeek.inspector.views.session import FlowItem
 
 Predicate = Callable[["FlowItem"], bool]
 

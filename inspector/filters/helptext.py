@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.filters import operators as _operators  # noqa: F401  (registers the operators)
-from inspector.filters.base import OPERATORS
+from mcpeek.inspector.filters import operators as _operators  # noqa: F401  (registers the operators)
+from mcpeek.inspector.filters.base import OPERATORS
 
 FILTER_SYNTAX = """\
 Combine operators with ! (not), & (and) and | (or); ! binds tightest, then &,

@@ -1,6 +1,6 @@
 """The ``~x`` operators of the flow filter language, one small class each.
 
-Defining a class registers it (see :mod:`inspector.filters.base`); the order
+Defining a class registers it (see :mod:`mcpeek.inspector.filters.base`); the order
 here is the order of the help screen. Conventions shared by all of them:
 
 - a REGEX argument is searched, not anchored (``^…$`` anchors it), and
@@ -15,9 +15,16 @@ import math
 import re
 from typing import ClassVar
 
-from inspector.analysis.flow import Flow
-from inspector.filters.base import BadArgument, Memo, Namespace, Operator, compile_regex, is_plain
-from inspector.records import Msg, Violation, wire_bytes
+from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.filters.base import (
+    BadArgument,
+    Memo,
+    Namespace,
+    Operator,
+    compile_regex,
+    is_plain,
+)
+from mcpeek.inspector.records import Msg, Violation, wire_bytes
 
 STATUSES = (
     "pending",

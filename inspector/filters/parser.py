@@ -16,11 +16,11 @@ argument itself (so ``~m tools/(call|list)`` works); a WORD also stops at
 quotes, ``\\"`` (or ``\\'``) and ``\\\\`` stand for the quote and the
 backslash, any other backslash stays (so regex escapes pass unchanged).
 
-Each node becomes a Python expression (see :mod:`inspector.filters.base`);
+Each node becomes a Python expression (see :mod:`mcpeek.inspector.filters.base`);
 ``&``/``|`` chains are flat ``and``/``or``, ``!`` is ``not``, and the whole
 filter is compiled once into two functions: one that tests an item, one that
 loops over a list of items collecting row numbers. Errors are
-:class:`~inspector.filters.base.FilterError` with the 1-based column; no
+:class:`~mcpeek.inspector.filters.base.FilterError` with the 1-based column; no
 other exception escapes :func:`compile_filter`, whatever the text.
 """
 
@@ -31,8 +31,8 @@ from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
-from inspector.filters import operators as _operators  # noqa: F401  (registers the operators)
-from inspector.filters.base import (
+from mcpeek.inspector.filters import operators as _operators  # noqa: F401  (registers the operators)
+from mcpeek.inspector.filters.base import (
     OPERATORS,
     BadArgument,
     FilterError,
@@ -44,7 +44,7 @@ from inspector.filters.base import (
 )
 
 if TYPE_CHECKING:
-    from inspector.views.session import FlowItem
+    from mcpeek.inspector.views.session import FlowItem
 
 MAX_DEPTH = 32  # nested parentheses
 OR, AND, UNARY = 0, 1, 2  # binding strength, for printing

@@ -73,7 +73,7 @@ class Console:
 
     async def attach(self) -> None:
         """From now on write through the event loop, never blocking it."""
-        from inspector.proxy.pipes import connect_writer, is_stream_fd
+        from mcpeek.inspector.proxy.pipes import connect_writer, is_stream_fd
 
         if self._transport is not None or not is_stream_fd(self._fd):
             return  # a regular file never blocks: plain writes are fine

@@ -29,11 +29,11 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
-from inspector.proxy import http_wire
-from inspector.proxy.guard import RequestGuard
-from inspector.proxy.rewrite import Rewriter
-from inspector.proxy.sse import SseParser
-from inspector.records import Event, Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.proxy import http_wire
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.rewrite import Rewriter
+from mcpeek.inspector.proxy.sse import SseParser
+from mcpeek.inspector.records import Event, Http, Msg, SeqRecord, text_fields
 
 Emit = Callable[[Sequence[SeqRecord]], None]
 

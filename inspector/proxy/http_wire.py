@@ -25,7 +25,7 @@ from collections.abc import Callable
 import aiohttp.http_writer as _aiohttp_writer
 from multidict import CIMultiDict
 
-from inspector.records import is_utf8
+from mcpeek.inspector.records import is_utf8
 
 #: What aiohttp refuses in a header against injection (RFC 9110 §5.5): any control
 #: character but HTAB.

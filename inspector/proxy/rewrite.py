@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 from multidict import CIMultiDict
 
-from inspector.records import Event, Http, text_fields
+from mcpeek.inspector.records import Event, Http, text_fields
 
 if TYPE_CHECKING:
     import aiohttp
 
-    from inspector.proxy.http import HttpRelay
+    from mcpeek.inspector.proxy.http import HttpRelay
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
 

@@ -29,8 +29,8 @@ import subprocess
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from inspector.proxy.console import Console
-from inspector.proxy.pipes import (
+from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.proxy.pipes import (
     BlockingWriter,
     connect_reader,
     connect_writer,
@@ -41,7 +41,7 @@ from inspector.proxy.pipes import (
     widen_reads,
     widen_transport_pipe,
 )
-from inspector.proxy.tap import StdioTap
+from mcpeek.inspector.proxy.tap import StdioTap
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SPAWN_FAILED = 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from inspector.records import Direction, Event, Msg, SeqRecord, Stderr, text_fields
+from mcpeek.inspector.records import Direction, Event, Msg, SeqRecord, Stderr, text_fields
 
 Emit = Callable[[Sequence[SeqRecord]], None]
 

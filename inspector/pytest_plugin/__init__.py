@@ -29,9 +29,9 @@ from typing import Protocol
 
 import pytest
 
-from inspector.pytest_plugin.record import RECORD_MODES, McpRecord, record_mode
-from inspector.pytest_plugin.replay import McpReplay, ReplayMock
-from inspector.pytest_plugin.runs import PluginError
+from mcpeek.inspector.pytest_plugin.record import RECORD_MODES, McpRecord, record_mode
+from mcpeek.inspector.pytest_plugin.replay import McpReplay, ReplayMock
+from mcpeek.inspector.pytest_plugin.runs import PluginError
 
 __all__ = ["McpRecord", "McpReplay", "PluginError", "ReplayMock"]
 

@@ -1,6 +1,6 @@
 """What the plugin checks after a test: the spec rules over its MCP traffic, and misses.
 
-The rules are the ones ``mcpeek lint`` runs (the same :class:`~rules.engine.RuleEngine`
+The rules are the ones ``mcpeek lint`` runs (the same :class:`~mcpeek.rules.engine.RuleEngine`
 over the same records), so a capture the plugin passes is one ``mcpeek lint``
 passes. ``client_side`` keeps what the client under test got wrong, as
 ``mcpeek serve --strict`` does. The plugin is a composition root like the CLI:
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from inspector.replay.mock import MockServer
-    from rules.engine import Reported
+    from mcpeek.inspector.replay.mock import MockServer
+    from mcpeek.rules.engine import Reported
 
 LEVELS = ("error", "warning", "info")
 ORDER = {"info": 0, "warning": 1, "error": 2}
@@ -26,7 +26,7 @@ def check_rule_ids(ids: Iterable[str]) -> list[str]:
     wanted = list(ids)
     if not wanted:
         return wanted
-    import rules
+    from mcpeek import rules
 
     unknown = [r for r in wanted if r not in rules.catalog()]
     if unknown:
@@ -39,10 +39,10 @@ def lint_capture(
 ) -> tuple[list[Reported], dict[int, str]]:
     """Every violation in ``path`` (recomputed, like ``mcpeek lint``) and who sent each
     numbered message or HTTP record (``c2s``/``s2c``)."""
-    from inspector.analysis import Analyzer
-    from inspector.capture.reader import CaptureReader
-    from inspector.records import Http, Msg
-    from rules.engine import RuleEngine
+    from mcpeek.inspector.analysis import Analyzer
+    from mcpeek.inspector.capture.reader import CaptureReader
+    from mcpeek.inspector.records import Http, Msg
+    from mcpeek.rules.engine import RuleEngine
 
     found: list[Reported] = []
     analyzer = Analyzer([RuleEngine(found.append, ignore=ignore_rules)])
@@ -66,7 +66,7 @@ def client_side(
     found: Iterable[Reported], direction: Callable[[int], str | None]
 ) -> list[Reported]:
     """The violations whose offending message the client sent."""
-    from inspector.cli.commands.serve import NOT_THE_CLIENTS
+    from mcpeek.inspector.cli.commands.serve import NOT_THE_CLIENTS
 
     return [
         v
@@ -89,8 +89,8 @@ def stdio_misses(server: MockServer, session_capture: Path) -> list[str]:
     The mock's matching is sans-IO and deterministic: feeding a fresh session the
     client's messages of the capture, in order, gives the misses the mock process had.
     """
-    from inspector.capture.reader import CaptureReader
-    from inspector.records import Msg, wire_bytes
+    from mcpeek.inspector.capture.reader import CaptureReader
+    from mcpeek.inspector.records import Msg, wire_bytes
 
     session = server.session()
     for record in CaptureReader(session_capture).records():

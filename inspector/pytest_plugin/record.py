@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.pytest_plugin.checks import (
+from mcpeek.inspector.pytest_plugin.checks import (
     LEVELS,
     at_least,
     check_rule_ids,
@@ -20,7 +20,7 @@ from inspector.pytest_plugin.checks import (
     lint_capture,
     summary,
 )
-from inspector.pytest_plugin.runs import (
+from mcpeek.inspector.pytest_plugin.runs import (
     HttpMock,
     HttpRecording,
     PluginError,
@@ -32,7 +32,7 @@ from inspector.pytest_plugin.runs import (
 if TYPE_CHECKING:
     import pytest
 
-    from rules.engine import Reported
+    from mcpeek.rules.engine import Reported
 
 RECORD_MODES = ("once", "new", "none", "all")
 MARKER_OPTIONS = ("fail_on", "capture_dir", "name", "mode", "ignore", "ignore_rules", "timing")

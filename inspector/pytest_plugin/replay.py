@@ -6,19 +6,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from inspector.pytest_plugin.checks import (
+from mcpeek.inspector.pytest_plugin.checks import (
     at_least,
     client_side,
     describe,
     describe_misses,
     summary,
 )
-from inspector.pytest_plugin.runs import HttpMock, PluginError, StdioMock, Timing
+from mcpeek.inspector.pytest_plugin.runs import HttpMock, PluginError, StdioMock, Timing
 
 if TYPE_CHECKING:
     import pytest
 
-    from rules.engine import Reported
+    from mcpeek.rules.engine import Reported
 
 Transport = Literal["stdio", "http"]
 END_TIMEOUT = 20.0

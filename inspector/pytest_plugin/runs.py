@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from inspector.replay.mock import MockServer
-    from inspector.replay.serving import RunningHttp
-    from rules.engine import Reported
+    from mcpeek.inspector.replay.mock import MockServer
+    from mcpeek.inspector.replay.serving import RunningHttp
+    from mcpeek.rules.engine import Reported
 
 Timing = Literal["recorded", "fast"]
 POLL = 0.05
@@ -45,13 +45,13 @@ class PluginError(Exception):
 
 def mcpeek_command(*args: str) -> list[str]:
     """mcpeek's own command line, run by this interpreter (as ``stdio_command`` does)."""
-    return [sys.executable, "-m", "inspector", *args]
+    return [sys.executable, "-m", "mcpeek", *args]
 
 
 def load_mock(capture: Path, ignore: Sequence[str], timing: Timing) -> MockServer:
-    from inspector.capture.reader import CaptureError
-    from inspector.replay.canonical import PointerError
-    from inspector.replay.mock import MockServer, ServeError
+    from mcpeek.inspector.capture.reader import CaptureError
+    from mcpeek.inspector.replay.canonical import PointerError
+    from mcpeek.inspector.replay.mock import MockServer, ServeError
 
     try:
         return MockServer.from_capture(capture, ignore=ignore, timing=timing)
@@ -97,7 +97,7 @@ class StdioMock:
     def __init__(
         self, capture: Path, session_capture: Path, *, ignore: Sequence[str], timing: Timing
     ) -> None:
-        from inspector.replay.serving import stdio_command
+        from mcpeek.inspector.replay.serving import stdio_command
 
         self.capture = capture
         self.session_capture = session_capture
@@ -122,7 +122,7 @@ class StdioMock:
     def results(self) -> tuple[list[Reported], dict[int, str], list[str]]:
         """(every violation, directions by seq, misses) of the ended session."""
         if self._results is None:
-            from inspector.pytest_plugin.checks import lint_capture, stdio_misses
+            from mcpeek.inspector.pytest_plugin.checks import lint_capture, stdio_misses
 
             if not self.started:
                 return [], {}, []
@@ -146,10 +146,10 @@ class HttpMock:
         timing: Timing,
         path: str = "/mcp",
     ) -> None:
-        from inspector.capture.writer import CaptureWriter
-        from inspector.replay.serving import start_http
-        from inspector.replay.tape import Tape
-        from rules.engine import RuleEngine
+        from mcpeek.inspector.capture.writer import CaptureWriter
+        from mcpeek.inspector.replay.serving import start_http
+        from mcpeek.inspector.replay.tape import Tape
+        from mcpeek.rules.engine import RuleEngine
 
         self.capture = capture
         self.session_capture = session_capture

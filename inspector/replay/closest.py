@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from inspector.replay.canonical import Pointer, strip_volatile_meta, without
+from mcpeek.inspector.replay.canonical import Pointer, strip_volatile_meta, without
 
 ABSENT: Any = msgspec.UNSET
 SHOWN_DIFFERENCES = 3

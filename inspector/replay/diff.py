@@ -5,7 +5,7 @@ both messages are *normalised* before they are compared (:func:`normalize`):
 
 - the JSON-RPC ``id`` is dropped (replay renumbers every request);
 - every ``_meta`` object, at any depth, loses its volatile members
-  (:data:`~inspector.replay.canonical.VOLATILE_META`: progress tokens, client
+  (:data:`~mcpeek.inspector.replay.canonical.VOLATILE_META`: progress tokens, client
   and server info, trace context) and anything that looks like a timestamp
   (a key naming a time or date, or an ISO 8601 date-time value); an ``_meta``
   left empty disappears;
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from inspector.replay.canonical import (
+from mcpeek.inspector.replay.canonical import (
     VOLATILE_META,
     Pointer,
     canonical,

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from inspector.replay.rawjson import member_bytes
+from mcpeek.inspector.replay.rawjson import member_bytes
 
 OnMessage = Callable[[bytes], None]
 LINE_LIMIT = 1 << 30
@@ -132,7 +132,7 @@ class HttpUpstream:
         task.add_done_callback(self._tasks.discard)
 
     async def _post(self, data: bytes, first: bool) -> None:
-        from inspector.proxy.sse import SseParser
+        from mcpeek.inspector.proxy.sse import SseParser
 
         headers = {
             "content-type": "application/json",

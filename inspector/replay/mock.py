@@ -1,7 +1,7 @@
 """A mock MCP server made of a capture's server side, sans-IO.
 
 :class:`MockServer` holds what a capture recorded (a
-:class:`~inspector.replay.script.Script`) and the options; each client
+:class:`~mcpeek.inspector.replay.script.Script`) and the options; each client
 connection gets a :class:`MockSession`, which is fed the live client's
 messages one by one (:meth:`MockSession.receive`) and answers with a
 :class:`Reaction`: the messages to send, each with the delay to wait before
@@ -10,7 +10,7 @@ a socket or a clock, so it is tested with plain calls; ``mock_stdio`` and
 ``mock_http`` are the thin front ends that do the I/O.
 
 Matching: a live request is answered by the recorded one with the same
-method and canonical params (:func:`~inspector.replay.canonical.request_key`:
+method and canonical params (:func:`~mcpeek.inspector.replay.canonical.request_key`:
 key order, the JSON-RPC id and volatile ``_meta`` never matter; ``ignore``
 pointers drop more). A key recorded N times is answered in recorded order,
 then the last answer repeats. The recorded bytes are sent as they were, with
@@ -23,12 +23,12 @@ handed to the front end to forward to a real server).
 
 Python API (what a pytest plugin builds on)::
 
-    from inspector.replay import MockServer, serve_stdio, start_http
+    from mcpeek.inspector.replay import MockServer, serve_stdio, start_http
     server = MockServer.from_capture("captures/x.jsonl", timing="fast")
     with start_http(server) as running:      # a background thread
         client_under_test(running.url)       # http://127.0.0.1:PORT/mcp
     # stdio clients spawn a command line instead:
-    #   [sys.executable, "-m", "inspector", "serve", "captures/x.jsonl"]
+    #   [sys.executable, "-m", "mcpeek", "serve", "captures/x.jsonl"]
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ from typing import Any, Literal
 
 import msgspec
 
-from inspector.capture.reader import CaptureReader
-from inspector.jsonrpc import TOO_DEEP, Message, MessageDecoder
-from inspector.records import AnyRecord
-from inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
-from inspector.replay.closest import explain_miss
-from inspector.replay.rawjson import member_bytes, replace_member
-from inspector.replay.script import HANDSHAKES, Script, Step, build_script, match_key
+from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.jsonrpc import TOO_DEEP, Message, MessageDecoder
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
+from mcpeek.inspector.replay.closest import explain_miss
+from mcpeek.inspector.replay.rawjson import member_bytes, replace_member
+from mcpeek.inspector.replay.script import HANDSHAKES, Script, Step, build_script, match_key
 
 Timing = Literal["recorded", "fast"]
 OnMiss = Literal["error", "forward"]
@@ -107,7 +107,7 @@ class MockServer:
         on_miss: OnMiss = "error",
     ) -> MockServer:
         """``ignore`` are JSON Pointers (``/params/arguments/ts``); a bad one raises
-        :class:`~inspector.replay.canonical.PointerError`."""
+        :class:`~mcpeek.inspector.replay.canonical.PointerError`."""
         pointers = parse_pointers(ignore)
         return cls(build_script(records, pointers), ignore=pointers, timing=timing, on_miss=on_miss)
 

@@ -1,6 +1,6 @@
 """The mock server over Streamable HTTP (aiohttp), both eras.
 
-A thin front end to :class:`~inspector.replay.mock.MockSession`. Each POST
+A thin front end to :class:`~mcpeek.inspector.replay.mock.MockSession`. Each POST
 carries one message: a notification or a response gets ``202``; a request
 gets its reaction, as ``application/json`` when the answer is the response
 alone, else as an SSE stream (progress first, the response last). A legacy
@@ -26,11 +26,11 @@ from typing import Any
 
 from aiohttp import web
 
-from inspector.proxy.guard import RequestGuard
-from inspector.replay.forward import HttpUpstream
-from inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
-from inspector.replay.rawjson import member_bytes
-from inspector.replay.tape import Tape
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.replay.forward import HttpUpstream
+from mcpeek.inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
+from mcpeek.inspector.replay.rawjson import member_bytes
+from mcpeek.inspector.replay.tape import Tape
 
 MODERN = "2026-07-28"
 LEGACY_EXCHANGE = "http:legacy"

@@ -1,6 +1,6 @@
 """The mock server over stdio: JSON-RPC lines in on stdin, out on stdout.
 
-A thin front end to :class:`~inspector.replay.mock.MockSession`: each line
+A thin front end to :class:`~mcpeek.inspector.replay.mock.MockSession`: each line
 read is handed to the session at once (so two requests written together are
 both seen before either is answered, as a real server would), and each
 reaction is played by its own task, which waits the recorded delays and
@@ -25,10 +25,10 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from inspector.proxy.pipes import connect_reader, connect_writer
-from inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
-from inspector.replay.rawjson import member_bytes
-from inspector.replay.tape import Tape
+from mcpeek.inspector.proxy.pipes import connect_reader, connect_writer
+from mcpeek.inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
+from mcpeek.inspector.replay.rawjson import member_bytes
+from mcpeek.inspector.replay.tape import Tape
 
 
 class Upstream(Protocol):

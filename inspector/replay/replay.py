@@ -1,6 +1,6 @@
 """The replay driver: send a plan's steps to a live server and collect its answers.
 
-:class:`Replayer` walks a :class:`~inspector.replay.replay_plan.ReplayPlan`
+:class:`Replayer` walks a :class:`~mcpeek.inspector.replay.replay_plan.ReplayPlan`
 step by step over a :class:`Transport` (stdio or Streamable HTTP; tests use
 a fake one). It gives every request a new id of its own, waits for the live
 response when the plan says so (``--timeout`` seconds at most), and:
@@ -19,7 +19,7 @@ response when the plan says so (``--timeout`` seconds at most), and:
   error status) or the server went away, and keeps why (:class:`LiveAttempt`).
 
 The result is one :class:`LiveFlow` per recorded client flow; comparing it
-with the recording is :mod:`inspector.replay.replay_report`'s job.
+with the recording is :mod:`mcpeek.inspector.replay.replay_report`'s job.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 import msgspec
 
-from inspector.analysis.flow import Flow
-from inspector.replay.replay_plan import (
+from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.replay.replay_plan import (
     UNSET,
     ClientStep,
     HttpStep,

@@ -31,11 +31,11 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from inspector.proxy.http_wire import HEADER_CONTROL
-from inspector.proxy.sse import SseParser
-from inspector.records import Http, Msg, SeqRecord, text_fields
-from inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
-from inspector.replay.replay_plan import ClientStep, HttpStep
+from mcpeek.inspector.proxy.http_wire import HEADER_CONTROL
+from mcpeek.inspector.proxy.sse import SseParser
+from mcpeek.inspector.records import Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
+from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep
 
 ACCEPT = "application/json, text/event-stream"
 NOT_REPLAYED = frozenset(

@@ -31,10 +31,10 @@ from typing import Any, Literal
 
 import msgspec
 
-from inspector.analysis.flow import Flow
-from inspector.jsonrpc import deeper_than
-from inspector.records import AnyRecord, Http, Msg, wire_bytes
-from inspector.replay.canonical import request_key
+from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.jsonrpc import deeper_than
+from mcpeek.inspector.records import AnyRecord, Http, Msg, wire_bytes
+from mcpeek.inspector.replay.canonical import request_key
 
 UNSET: Any = msgspec.UNSET
 #: Messages nested deeper are not replayed nor compared (copying and diffing walk

@@ -3,9 +3,9 @@
 A transport describes what it sends and receives as ordinary capture records
 (``msg``, ``http``, ``stderr``, ``event``), exactly as a proxy would have
 recorded the same session. :class:`SessionTape` numbers and stamps them
-(through the :class:`~inspector.capture.writer.CaptureWriter` when ``-w``
+(through the :class:`~mcpeek.inspector.capture.writer.CaptureWriter` when ``-w``
 asks for a file), and feeds them to an
-:class:`~inspector.analysis.Analyzer`, whose listeners (the rule engine,
+:class:`~mcpeek.inspector.analysis.Analyzer`, whose listeners (the rule engine,
 wired by the CLI) check the live traffic as ``lint`` would check the file.
 
 It also remembers which side each record came from, so that a violation
@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from inspector.analysis import AnalysisListener, Analyzer
-from inspector.capture.writer import CaptureWriter, utc_timestamp
-from inspector.records import Header, Http, Msg, SeqRecord
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.capture.writer import CaptureWriter, utc_timestamp
+from mcpeek.inspector.records import Header, Http, Msg, SeqRecord
 
 
 class SessionTape:

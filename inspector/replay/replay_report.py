@@ -1,10 +1,10 @@
 """Judge a replay: each live flow against its recording, and the report's two formats.
 
-:func:`compare_flow` turns one :class:`~inspector.replay.replay.LiveFlow`
+:func:`compare_flow` turns one :class:`~mcpeek.inspector.replay.replay.LiveFlow`
 into a :class:`FlowReport`:
 
 - ``differences``: one per JSON Pointer where a live response differs from
-  the recorded one (:func:`~inspector.replay.diff.compare_responses`, so the
+  the recorded one (:func:`~mcpeek.inspector.replay.diff.compare_responses`, so the
   id, volatile ``_meta`` members and ``_meta`` timestamps, the opaque
   ``requestState`` and the ``--ignore`` pointers never count), per MRTR
   attempt;
@@ -30,10 +30,10 @@ from typing import IO, Any
 
 import msgspec
 
-from inspector.replay.canonical import Pointer
-from inspector.replay.diff import MISSING, Difference, compare_responses
-from inspector.replay.replay import LiveFlow
-from inspector.replay.replay_plan import decode
+from mcpeek.inspector.replay.canonical import Pointer
+from mcpeek.inspector.replay.diff import MISSING, Difference, compare_responses
+from mcpeek.inspector.replay.replay import LiveFlow
+from mcpeek.inspector.replay.replay_plan import decode
 
 SHOWN_DIFFERENCES = 30
 VALUE_WIDTH = 200

@@ -25,12 +25,12 @@ from typing import Any, Literal
 
 import msgspec
 
-from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
-from inspector.analysis.flow import Attempt
-from inspector.jsonrpc import MessageDecoder
-from inspector.records import AnyRecord, Header
-from inspector.replay.canonical import Pointer, canonical, request_key
-from inspector.replay.rawjson import member_bytes
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
+from mcpeek.inspector.analysis.flow import Attempt
+from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.records import AnyRecord, Header
+from mcpeek.inspector.replay.canonical import Pointer, canonical, request_key
+from mcpeek.inspector.replay.rawjson import member_bytes
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 MRTR_FIELDS = ("inputResponses", "requestState")

@@ -1,6 +1,6 @@
 """Run a mock server from Python: over stdio, or on HTTP in a background thread.
 
-    from inspector.replay import MockServer, start_http, serve_stdio, stdio_command
+    from mcpeek.inspector.replay import MockServer, start_http, serve_stdio, stdio_command
 
     server = MockServer.from_capture("captures/x.jsonl", timing="fast")
 
@@ -11,13 +11,13 @@
 
     # stdio: a client under test spawns a command line
     argv = stdio_command("captures/x.jsonl", "--timing", "fast")
-    # → [sys.executable, "-m", "inspector", "serve", "captures/x.jsonl", "--timing", "fast"]
+    # → [sys.executable, "-m", "mcpeek", "serve", "captures/x.jsonl", "--timing", "fast"]
 
     # or serve this process's own stdin/stdout (blocks until stdin ends)
     serve_stdio(server)
 
 ``start_http`` takes ``host``/``port`` (default ``127.0.0.1:0``), a
-:class:`~inspector.replay.tape.Tape` to record or check the session, and
+:class:`~mcpeek.inspector.replay.tape.Tape` to record or check the session, and
 ``forward_url`` for ``on_miss="forward"``. ``stop()`` (or leaving the
 ``with`` block) shuts the listener down and closes the tape.
 """
@@ -31,21 +31,21 @@ import threading
 from types import TracebackType
 from typing import Any
 
-from inspector.proxy.guard import RequestGuard
-from inspector.replay.mock import MockServer
-from inspector.replay.tape import Tape
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.replay.mock import MockServer
+from mcpeek.inspector.replay.tape import Tape
 
 START_TIMEOUT = 10.0
 
 
 def stdio_command(capture: str, *options: str) -> list[str]:
     """The command line that serves ``capture`` on stdio (for a client to spawn)."""
-    return [sys.executable, "-m", "inspector", "serve", str(capture), *options]
+    return [sys.executable, "-m", "mcpeek", "serve", str(capture), *options]
 
 
 def serve_stdio(server: MockServer, **options: Any) -> list[str]:
     """Serve one client on this process's stdin/stdout; returns the misses."""
-    from inspector.replay.mock_stdio import run_stdio
+    from mcpeek.inspector.replay.mock_stdio import run_stdio
 
     session = asyncio.run(run_stdio(server, **options))
     return session.misses
@@ -55,7 +55,7 @@ class RunningHttp:
     """A mock server listening in a background thread (see :func:`start_http`)."""
 
     def __init__(self, server: MockServer, host: str, port: int, **options: Any) -> None:
-        from inspector.replay.mock_http import HttpMock
+        from mcpeek.inspector.replay.mock_http import HttpMock
 
         self.tape: Tape = options.pop("tape", None) or Tape(transport="http")
         guard = RequestGuard(port, allow_remote=options.pop("allow_remote", False))
@@ -77,7 +77,7 @@ class RunningHttp:
         return self
 
     def _run(self) -> None:
-        from inspector.replay.mock_http import serve_http
+        from mcpeek.inspector.replay.mock_http import serve_http
 
         async def main() -> None:
             self._loop = asyncio.get_running_loop()

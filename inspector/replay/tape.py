@@ -17,10 +17,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from inspector.analysis import AnalysisListener, Analyzer
-from inspector.analysis.guarded import GuardedAnalyzer
-from inspector.capture.writer import CaptureWriter
-from inspector.records import Direction, Event, Header, Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.records import Direction, Event, Header, Http, Msg, SeqRecord, text_fields
 
 
 class Tape:

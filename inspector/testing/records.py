@@ -20,8 +20,8 @@ from typing import Any
 
 import msgspec
 
-from inspector.capture.writer import CaptureWriter
-from inspector.records import AnyRecord, Event, Header, Http, Msg, SeqRecord, Stderr
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.records import AnyRecord, Event, Header, Http, Msg, SeqRecord, Stderr
 
 MODERN = "2026-07-28"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"

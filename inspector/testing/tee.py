@@ -1,4 +1,4 @@
-"""A byte-exact stdio tee: ``python -m inspector.testing.tee --in-log A --out-log B -- CMD``.
+"""A byte-exact stdio tee: ``python -m mcpeek.inspector.testing.tee --in-log A --out-log B -- CMD``.
 
 Spawns CMD and copies its own stdin to CMD's stdin (and to file A) and CMD's
 stdout to its own stdout (and to file B); stderr is inherited. Exits with

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inspector.records import AnyRecord, Msg, Stderr, wire_bytes
+from mcpeek.inspector.records import AnyRecord, Msg, Stderr, wire_bytes
 
 
 def stream_bytes(records: Iterable[AnyRecord], direction: str) -> bytes:

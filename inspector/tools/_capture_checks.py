@@ -16,12 +16,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import inspector
-from inspector.capture import CaptureError
-from inspector.records import Violation
-from inspector.tools._peer_runs import REPO_ROOT, RUN_TIMEOUT_S, RecordingFailed
+from mcpeek import inspector
+from mcpeek.inspector.capture import CaptureError
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.tools._peer_runs import REPO_ROOT, RUN_TIMEOUT_S, RecordingFailed
 
-LINT = (sys.executable, "-m", "inspector", "lint", "--format", "json", "--min-severity", "warning")
+LINT = (sys.executable, "-m", "mcpeek", "lint", "--format", "json", "--min-severity", "warning")
 
 FlowShape = tuple[str, str | None, str | None, str, int, int]
 """(sender, method, name, status, attempts, progress notifications) of one flow."""

@@ -1,7 +1,7 @@
 """Running the peers for ``record_examples``: can they run, start them, stop them.
 
 The peers are scripts in ``tests/peers/`` run with this interpreter from the
-repository root (so that ``python -m inspector`` is this checkout's), with
+repository root (so that ``python -m mcpeek`` is this checkout's), with
 ``python`` on ``PATH`` so that a capture header names the server as
 ``python tests/peers/….py`` on every machine. A client runs to its end and
 prints its outcome as one JSON line; a server or the HTTP proxy runs in the
@@ -55,7 +55,7 @@ class Runner:
 
     def __init__(self, peers: Path) -> None:
         self.peers = peers
-        self.cwd = REPO_ROOT  # where ``python -m inspector`` finds this checkout
+        self.cwd = REPO_ROOT  # where ``python -m mcpeek`` finds this checkout
         bin_dir = Path(sys.executable).parent
         found = shutil.which("python", path=str(bin_dir))
         # the capture header keeps the server command: "python tests/peers/x.py" on every
@@ -75,7 +75,7 @@ class Runner:
         return [self.python, shown, *args]
 
     def mcpeek(self, *args: str) -> list[str]:
-        return [self.python, "-m", "inspector", *args]
+        return [self.python, "-m", "mcpeek", *args]
 
     def run(self, argv: list[str], what: str) -> dict[str, Any]:
         """Run a client to its end; its one JSON line of stdout is the outcome."""

@@ -1,11 +1,11 @@
 """Record the example captures in ``captures/`` from real peers, through mcpeek itself.
 
-    python -m inspector.tools.record_examples [--out DIR] [--only NAME]...
+    python -m mcpeek.inspector.tools.record_examples [--out DIR] [--only NAME]...
 
 Run from a clone of the repository, with the official MCP SDK (``mcp`` >= 2.3)
 installed in this interpreter: the peers are the scripts in ``tests/peers/``
 (found next to this package, or given with ``--peers``), started with this
-interpreter, and mcpeek is this checkout's (``python -m inspector``).
+interpreter, and mcpeek is this checkout's (``python -m mcpeek``).
 
 =========================  ==========================================================
 ``modern-stdio.jsonl``     2026-07-28 over stdio: SDK tour client ⇄ SDK tour server
@@ -22,8 +22,8 @@ proxy wrote and ``mcpeek lint`` must report exactly the expected rule IDs
 (none for the conformant ones). Only when
 every capture passes are they moved into place, so a failed run never leaves
 a half-written or wrong capture behind. The peers are started by
-:mod:`inspector.tools._peer_runs`, the captures checked by
-:mod:`inspector.tools._capture_checks`.
+:mod:`mcpeek.inspector.tools._peer_runs`, the captures checked by
+:mod:`mcpeek.inspector.tools._capture_checks`.
 
 Exit codes: 0 recorded; 1 a recording or a check failed (what went wrong is
 printed); 2 the environment cannot record (no ``mcp`` SDK, no
@@ -41,8 +41,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from inspector.tools._capture_checks import Example, FlowShape, check
-from inspector.tools._peer_runs import (
+from mcpeek.inspector.tools._capture_checks import Example, FlowShape, check
+from mcpeek.inspector.tools._peer_runs import (
     REPO_ROOT,
     EnvironmentProblem,
     RecordingFailed,
@@ -256,7 +256,7 @@ def record(out_dir: Path, peers: Path, names: Sequence[str]) -> list[tuple[Examp
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m inspector.tools.record_examples",
+        prog="python -m mcpeek.inspector.tools.record_examples",
         description="Record the example captures from the real-SDK peers, through mcpeek.",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default: captures/")

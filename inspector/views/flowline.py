@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 import msgspec
 
-from inspector.analysis import AnalysisListener, Conversation, Flow
+from mcpeek.inspector.analysis import AnalysisListener, Conversation, Flow
 
 
 class FlowJson(msgspec.Struct, omit_defaults=False):

@@ -1,7 +1,7 @@
 """A capture as a viewer sees it: flows as rows, their violations, a summary.
 
 :class:`SessionModel` is the data model behind ``mcpeek view`` (and any other
-front end): it is an :class:`~inspector.analysis.AnalysisListener` that turns
+front end): it is an :class:`~mcpeek.inspector.analysis.AnalysisListener` that turns
 the analyser's flows into :class:`FlowItem` rows, in the order the flows
 started, and attaches violations to them. It never imports a UI toolkit and
 does no I/O of its own; a loader feeds it records (from a file, following a
@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
-from inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from inspector.records import AnyRecord, Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
+from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from mcpeek.inspector.records import AnyRecord, Event, Header, Http, Msg, Record, Stderr, Violation
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 

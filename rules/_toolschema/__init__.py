@@ -17,10 +17,10 @@ importing it as a family) and importing it does nothing but define: the
 ``jsonschema`` library is imported on first use.
 """
 
-from rules._toolschema.bounds import MAX_SCHEMA_DEPTH, risky_regex, schema_shape_problem
-from rules._toolschema.headers import HeaderAnnotation, header_annotations
-from rules._toolschema.report import Outcome, describe, json_path
-from rules._toolschema.validate import SchemaChecker
+from mcpeek.rules._toolschema.bounds import MAX_SCHEMA_DEPTH, risky_regex, schema_shape_problem
+from mcpeek.rules._toolschema.headers import HeaderAnnotation, header_annotations
+from mcpeek.rules._toolschema.report import Outcome, describe, json_path
+from mcpeek.rules._toolschema.validate import SchemaChecker
 
 __all__ = [
     "MAX_SCHEMA_DEPTH",

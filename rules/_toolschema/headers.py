@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from rules._toolschema.bounds import schema_shape_problem
+from mcpeek.rules._toolschema.bounds import schema_shape_problem
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

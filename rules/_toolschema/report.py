@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from rules._messages import shown
+from mcpeek.rules._messages import shown
 
 MAX_ERRORS = 5  # validation errors reported per instance
 

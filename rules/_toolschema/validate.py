@@ -24,9 +24,9 @@ from typing import Any
 
 import msgspec
 
-from rules._bounded import Lru
-from rules._messages import shown
-from rules._toolschema.bounds import (
+from mcpeek.rules._bounded import Lru
+from mcpeek.rules._messages import shown
+from mcpeek.rules._toolschema.bounds import (
     APPLICATORS,
     MAX_PATTERN_INPUT,
     MAX_STEPS,
@@ -36,7 +36,7 @@ from rules._toolschema.bounds import (
     risky_regex,
     schema_shape_problem,
 )
-from rules._toolschema.report import MAX_ERRORS, Outcome, error_text, unresolved_ref
+from mcpeek.rules._toolschema.report import MAX_ERRORS, Outcome, error_text, unresolved_ref
 
 MAX_VALIDATORS = 128  # compiled validators kept per rule
 

@@ -10,7 +10,7 @@ built once at import. Decoders are built on first use and cached, and a
 message's raw ``params`` / ``result`` bytes are decoded straight into the model.
 Unknown versions fall back to the nearest known one of their era (the latest
 known not after it). ``strict`` also checks what other catalog rules report in
-the modern era (see :mod:`rules.models.v2026_07_28`).
+the modern era (see :mod:`mcpeek.rules.models.v2026_07_28`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 
 import msgspec
 
-from rules.models import older, v2025_11_25, v2026_07_28
-from rules.models._base import UNSET, Model, Problem, problem
-from rules.models.registry import Check, Method, Version
+from mcpeek.rules.models import older, v2025_11_25, v2026_07_28
+from mcpeek.rules.models._base import UNSET, Model, Problem, problem
+from mcpeek.rules.models.registry import Check, Method, Version
 
 Raw = bytes | bytearray | memoryview | msgspec.Raw
 

@@ -2,7 +2,7 @@
 
 Content blocks, resources, prompts, identities, icons, annotations, roots,
 completion references and subscription filters (elicitation forms are in
-:mod:`rules.models.forms`). A block's ``type`` (or a reference's) is the tag
+:mod:`mcpeek.rules.models.forms`). A block's ``type`` (or a reference's) is the tag
 msgspec dispatches on; ``TextResourceContents | BlobResourceContents``, which
 nothing tags, is one merged model checked in ``__post_init__``.
 """
@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from rules.models._base import UNSET, Meta, Model, Unset, json_type, named
+from mcpeek.rules.models._base import UNSET, Meta, Model, Unset, json_type, named
 
 Role = Literal["assistant", "user"]
 LoggingLevel = Literal[

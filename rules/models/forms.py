@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from rules.models._base import UNSET, Model, Unset, any_of, named
+from mcpeek.rules.models._base import UNSET, Model, Unset, any_of, named
 
 
 class _Field(Model):

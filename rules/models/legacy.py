@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from rules.models import content as c
-from rules.models._base import UNSET, Meta, Model, Unset, named, sub
-from rules.models.content import (
+from mcpeek.rules.models import content as c
+from mcpeek.rules.models._base import UNSET, Meta, Model, Unset, named, sub
+from mcpeek.rules.models.content import (
     AudioContent,
     Icon,
     ImageContent,
@@ -19,7 +19,7 @@ from rules.models.content import (
     ToolChoice,
     ToolUseContent,
 )
-from rules.models.forms import RequestedSchema
+from mcpeek.rules.models.forms import RequestedSchema
 
 # -- capabilities ----------------------------------------------------------------------------
 

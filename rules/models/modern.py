@@ -1,7 +1,7 @@
 """The objects of 2026-07-28 that its params and results are made of: capabilities, the
 per-request ``_meta``, tools, sampling, elicitation, roots, the input requests of an
 ``InputRequiredResult``, the result bases and error data; and the checks a model cannot
-make alone (what they leave out unless ``strict``: see :mod:`rules.models.v2026_07_28`)."""
+make alone (what they leave out unless ``strict``: see :mod:`mcpeek.rules.models.v2026_07_28`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from rules.models._base import (
+from mcpeek.rules.models._base import (
     UNSET,
     Meta,
     Model,
@@ -21,7 +21,7 @@ from rules.models._base import (
     required,
     sub,
 )
-from rules.models.content import (
+from mcpeek.rules.models.content import (
     AudioContent,
     Icon,
     ImageContent,
@@ -37,7 +37,7 @@ from rules.models.content import (
     ToolResultContent,
     ToolUseContent,
 )
-from rules.models.forms import ElicitResult, RequestedSchema
+from mcpeek.rules.models.forms import ElicitResult, RequestedSchema
 
 MCP = "io.modelcontextprotocol/"
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.models import v2025_11_25 as base
-from rules.models._base import Problem
-from rules.models.content import (
+from mcpeek.rules.models import v2025_11_25 as base
+from mcpeek.rules.models._base import Problem
+from mcpeek.rules.models.content import (
     AudioContent,
     EmbeddedResource,
     ImageContent,
@@ -24,7 +24,7 @@ from rules.models.content import (
     ResourceLink,
     TextContent,
 )
-from rules.models.registry import Check, Method, Version, without
+from mcpeek.rules.models.registry import Check, Method, Version, without
 
 
 class CancelledParams(base.CancelledParams):

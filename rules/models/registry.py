@@ -1,10 +1,10 @@
 """The shape of a version's registry: per method, its params and result models and checks.
 
 A version module (``v2026_07_28``, ``v2025_11_25``) builds one :class:`Version`
-at import; :mod:`rules.models` wraps it with cached decoders. ``check_*`` hooks
+at import; :mod:`mcpeek.rules.models` wraps it with cached decoders. ``check_*`` hooks
 run on the decoded object for what a model cannot say alone; ``strict`` is off
 when another rule of the catalog already reports that part (see
-``rules.schema``), on in the differential test.
+``mcpeek.rules.schema``), on in the differential test.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from rules.models._base import Model, Problem
+from mcpeek.rules.models._base import Model, Problem
 
 Check = Callable[[Any, bool], Problem | None]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.models import forms
-from rules.models._base import UNSET, Meta, Model, Unset, named
-from rules.models.content import (
+from mcpeek.rules.models import forms
+from mcpeek.rules.models._base import UNSET, Meta, Model, Unset, named
+from mcpeek.rules.models.content import (
     CompleteArgument,
     CompleteContext,
     ContentBlock,
@@ -33,7 +33,7 @@ from rules.models.content import (
     Role,
     Root,
 )
-from rules.models.legacy import (
+from mcpeek.rules.models.legacy import (
     ClientCapabilities,
     CreateMessageParams,
     ElicitParams,
@@ -45,7 +45,7 @@ from rules.models.legacy import (
     TaskParams,
     Tool,
 )
-from rules.models.registry import ErrorData, Method, Version
+from mcpeek.rules.models.registry import ErrorData, Method, Version
 
 # -- params ----------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from rules.models._base import (
+from mcpeek.rules.models._base import (
     UNSET,
     Model,
     Unset,
@@ -31,7 +31,7 @@ from rules.models._base import (
     named,
     required,
 )
-from rules.models.content import (
+from mcpeek.rules.models.content import (
     CompleteArgument,
     CompleteContext,
     ContentBlock,
@@ -46,8 +46,8 @@ from rules.models.content import (
     ResourceTemplateReference,
     SubscriptionFilter,
 )
-from rules.models.forms import ElicitResult
-from rules.models.modern import (
+from mcpeek.rules.models.forms import ElicitResult
+from mcpeek.rules.models.modern import (
     CacheableResult,
     CreateMessageParams,
     CreateMessageResult,
@@ -68,7 +68,7 @@ from rules.models.modern import (
     check_unsupported_version,
     response_order,
 )
-from rules.models.registry import ErrorData, Method, Version
+from mcpeek.rules.models.registry import ErrorData, Method, Version
 
 
 # -- params ----------------------------------------------------------------------------------

@@ -202,8 +202,8 @@ CHILD = r"""
 import json, resource, sys, time
 import msgspec
 mode, path = sys.argv[1], sys.argv[2]
-from inspector.capture.reader import CaptureReader
-from inspector.records import Msg, wire_bytes
+from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.records import Msg, wire_bytes
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter(); cpu0 = time.process_time()
 n = 0
@@ -213,7 +213,7 @@ if mode == "baseline":
         if isinstance(record, Msg):
             decode(wire_bytes(record)); n += 1
 elif mode == "stream":
-    from inspector.analysis import Analyzer
+    from mcpeek.inspector.analysis import Analyzer
     analyzer = Analyzer()
     reader = CaptureReader(path)
     for record in reader.records():
@@ -223,7 +223,7 @@ elif mode == "stream":
         n += isinstance(record, Msg)
     analyzer.finish()
 elif mode == "load":
-    import inspector
+    from mcpeek import inspector
     capture = inspector.load(path)
     n = len(capture.messages)
 wall = time.perf_counter() - start; cpu = time.process_time() - cpu0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark flow filters (``inspector.filters``) over a million flow rows.
+"""Benchmark flow filters (``mcpeek.inspector.filters``) over a million flow rows.
 
     python tests/bench/filter.py [--flows N] [--repeat R]
 
@@ -28,10 +28,10 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from inspector.analysis.flow import Attempt, Entry, Flow
-from inspector.filters import compile_filter, filter_rows
-from inspector.records import Msg, Violation
-from inspector.views.session import FlowItem
+from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.filters import compile_filter, filter_rows
+from mcpeek.inspector.records import Msg, Violation
+from mcpeek.inspector.views.session import FlowItem
 
 FILTERS = [
     "~m tools/call",

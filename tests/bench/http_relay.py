@@ -14,7 +14,7 @@ the concurrency POSTing N JSON-RPC ``tools/call`` requests:
 * bare: client -> ``http_bare_proxy.py`` -> upstream, a reverse proxy built
   like mcpeek's on aiohttp that records and checks nothing: the floor for
   any such proxy on this machine (``--no-reference`` leaves it out);
-* mcpeek: client -> ``python -m inspector http --upstream URL --listen
+* mcpeek: client -> ``python -m mcpeek http --upstream URL --listen
   127.0.0.1:0 -w <tmp> -q`` -> upstream (a fresh mcpeek per cell).
 
 A JSON response is one ~210-byte result (``application/json``); an SSE
@@ -22,7 +22,7 @@ response is two events (a progress notification, then the result). For
 each run: requests/s, p50/p99 latency of a whole exchange (POST sent to
 body read), and the CPU time each process spent per request. For mcpeek:
 its peak RSS (VmHWM, polled from /proc until it exits) and that of its
-live-checks worker (``python -m inspector.cli.live_worker``, its child),
+live-checks worker (``python -m mcpeek.inspector.cli.live_worker``, its child),
 which follows the capture and runs the rules beside the relay, on the same
 cores; the worker's CPU is counted until it exits, so it includes the
 backlog it catches up on after the clock stopped.
@@ -259,7 +259,7 @@ PROFILED = r"""
 import cProfile, sys, time
 out = sys.argv[1]
 sys.argv = ["mcpeek", *sys.argv[2:]]
-from inspector.cli.main import main
+from mcpeek.inspector.cli.main import main
 profiler = cProfile.Profile(time.process_time)
 profiler.enable()
 try:
@@ -272,7 +272,7 @@ sys.exit(code)
 
 
 class Mcpeek:
-    """``python -m inspector http`` in front of the upstream, listening on a free port."""
+    """``python -m mcpeek http`` in front of the upstream, listening on a free port."""
 
     def __init__(
         self,
@@ -284,7 +284,7 @@ class Mcpeek:
     ) -> None:
         self.capture = workdir / f"{label}.jsonl"
         self.stderr_path = workdir / f"{label}.stderr"
-        prefix = [PYTHON, "-c", PROFILED, str(profile)] if profile else [PYTHON, "-m", "inspector"]
+        prefix = [PYTHON, "-c", PROFILED, str(profile)] if profile else [PYTHON, "-m", "mcpeek"]
         argv = [
             *prefix,
             "http",
@@ -585,7 +585,7 @@ def main() -> int:
     if "bare" in sides:
         say(f"bare:   aiohttp client -> {BARE_PROXY.name} (records nothing) -> {UPSTREAM.name}")
     say(
-        "mcpeek: aiohttp client -> python -m inspector http --upstream URL "
+        "mcpeek: aiohttp client -> python -m mcpeek http --upstream URL "
         f"--listen 127.0.0.1:0 -w <tmp> -q{''.join(' ' + a for a in extra)} -> {UPSTREAM.name}"
     )
     say(

@@ -10,7 +10,7 @@ list_changed notifications) to a temporary file, then measures:
 
 1. the baseline, in a fresh process: reading the file and
    ``msgspec.json.decode`` of every message's raw text (``analyze.py``'s);
-2. ``python -m inspector lint --format json CAPTURE > /dev/null`` in a
+2. ``python -m mcpeek lint --format json CAPTURE > /dev/null`` in a
    subprocess, start-up included: messages per CPU second, as a ratio
    against the baseline, and its peak RSS (VmHWM, polled from /proc). The
    run gets ``--lint-budget`` seconds (default 120; 0: no limit): if it is
@@ -56,12 +56,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import rules
-from inspector.analysis import Analyzer
-from inspector.capture.reader import CaptureReader
-from inspector.records import Msg, Record
-from rules.base import Rule
-from rules.engine import Reported, RuleEngine
+from mcpeek import rules
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.records import Msg, Record
+from mcpeek.rules.base import Rule
+from mcpeek.rules.engine import Reported, RuleEngine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import analyze  # the capture generator and the baseline
@@ -131,7 +131,7 @@ class LintRun:
 def run_lint(path: Path, count: int, budget: float, *, no_rules: bool = False) -> LintRun:
     """``mcpeek lint`` on ``path``; ``no_rules``: with every rule ignored (its floor)."""
     ignored = [arg for rule in rules.catalog() for arg in ("--ignore", rule)] if no_rules else []
-    argv = [PYTHON, "-m", "inspector", "lint", "--format", "json", *ignored, str(path)]
+    argv = [PYTHON, "-m", "mcpeek", "lint", "--format", "json", *ignored, str(path)]
     size = path.stat().st_size
     with tempfile.TemporaryFile() as err, open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
@@ -378,7 +378,7 @@ def main() -> int:
         )
 
         budget = f"; budget {args.lint_budget:.0f} s" if args.lint_budget else ""
-        say(f"\n[2] python -m inspector lint --format json CAPTURE > /dev/null{budget}")
+        say(f"\n[2] python -m mcpeek lint --format json CAPTURE > /dev/null{budget}")
         lint = run_lint(path, count, args.lint_budget)
         crashed = lint.code not in (0, 1) and not lint.stopped
         if lint.stopped:

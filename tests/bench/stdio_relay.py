@@ -5,7 +5,7 @@
 
 A plain script, not a test: it prints figures and asserts nothing about
 timing. In one run it measures the client talking to ``echo_server.py``
-directly and through ``python -m inspector stdio -w <tmp> -q -- python
+directly and through ``python -m mcpeek stdio -w <tmp> -q -- python
 echo_server.py``:
 
 1. pipelined throughput of 100-byte JSON-RPC requests (a writer thread
@@ -188,7 +188,7 @@ class Connection:
         argv = [PYTHON, str(ECHO_SERVER)]
         if proxied:
             self.capture = workdir / f"{label}.jsonl"
-            argv = [PYTHON, "-m", "inspector", "stdio", "-w", str(self.capture), "-q", "--", *argv]
+            argv = [PYTHON, "-m", "mcpeek", "stdio", "-w", str(self.capture), "-q", "--", *argv]
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, cwd=ROOT
         )
@@ -491,7 +491,7 @@ def main() -> int:
     say(f"mcpeek stdio relay benchmark{' (--quick)' if quick else ''}")
     say(f"python {sys.version.split()[0]} at {PYTHON}; {os.cpu_count()} CPUs")
     say(f"direct:  client <-> {ECHO_SERVER.name}")
-    say(f"proxied: client <-> python -m inspector stdio -w <tmp> -q -- python {ECHO_SERVER.name}")
+    say(f"proxied: client <-> python -m mcpeek stdio -w <tmp> -q -- python {ECHO_SERVER.name}")
     started = time.perf_counter()
     integrity: list[CaptureCheck] = []
 

@@ -49,10 +49,10 @@ import asyncio, json, resource, sys, time
 from pathlib import Path
 path = Path(sys.argv[1])
 t0 = time.perf_counter()
-from inspector import gctune
+from mcpeek.inspector import gctune
 gctune.for_this_process()  # as the mcpeek CLI does for `mcpeek view`
-from tui.app import McpeekApp
-from tui.flow_list import FlowList
+from mcpeek.tui.app import McpeekApp
+from mcpeek.tui.flow_list import FlowList
 
 async def main():
     out = {}
@@ -85,8 +85,8 @@ asyncio.run(main())
 BASELINE = r"""
 import json, sys, time
 import msgspec
-from inspector.capture.reader import CaptureReader
-from inspector.records import Msg, wire_bytes
+from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.records import Msg, wire_bytes
 start = time.perf_counter()
 decode = msgspec.json.decode
 n = 0
@@ -116,7 +116,7 @@ def first_screen(path: Path, timeout: float = 60.0) -> float:
     env = {**os.environ, "TERM": "xterm-256color"}
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "inspector", "view", "--no-recheck", "--no-follow", str(path)],
+        [sys.executable, "-m", "mcpeek", "view", "--no-recheck", "--no-follow", str(path)],
         stdin=terminal,
         stdout=terminal,
         stderr=terminal,

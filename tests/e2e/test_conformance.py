@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import read_records
-from inspector.records import Violation
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Violation
 from tests.conftest import mcpeek_argv, peer_argv
 
 pytestmark = pytest.mark.e2e

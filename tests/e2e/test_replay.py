@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-import inspector
-from inspector.testing.records import RecordBuilder
+from mcpeek import inspector
+from mcpeek.inspector.testing.records import RecordBuilder
 from tests.conftest import mcpeek_argv, peer_argv
 from tests.e2e.recording import record_http, record_stdio
 from tests.e2e.test_sdk_http import free_port, running

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import inspector
-from inspector.records import Http
+from mcpeek import inspector
+from mcpeek.inspector.records import Http
 from tests.conftest import mcpeek_argv, peer_argv
 
 pytestmark = pytest.mark.e2e

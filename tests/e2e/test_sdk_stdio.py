@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-import inspector
-from inspector.capture import read_records
-from inspector.jsonrpc import MessageDecoder
-from inspector.records import Msg, wire_bytes
-from inspector.testing.wire import stream_bytes
+from mcpeek import inspector
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.records import Msg, wire_bytes
+from mcpeek.inspector.testing.wire import stream_bytes
 from tests.conftest import mcpeek_argv, peer_argv
 
 pytestmark = pytest.mark.e2e
@@ -33,7 +33,7 @@ def tee_argv(logs: Path, side: str, *command: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "inspector.testing.tee",
+        "mcpeek.inspector.testing.tee",
         "--in-log",
         str(logs / f"{side}.in"),
         "--out-log",

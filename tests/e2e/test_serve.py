@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import inspector
+from mcpeek import inspector
 from tests.conftest import mcpeek_argv, peer_argv
 from tests.e2e.recording import record_http, record_stdio
 from tests.e2e.test_sdk_http import free_port, running
@@ -256,7 +256,7 @@ def test_strict_lists_what_a_misbehaving_client_did(
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], expected: str, tmp_path: Path) -> None:
-    from inspector.testing.records import RecordBuilder
+    from mcpeek.inspector.testing.records import RecordBuilder
 
     b = RecordBuilder()
     b.request("tools/list", id=1)
@@ -275,7 +275,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], expected: str, tmp_pa
 def test_the_python_api_serves_http_in_a_thread(
     recorded: dict[str, tuple[Path, dict[str, object]]],
 ) -> None:
-    from inspector.replay import MockServer, start_http
+    from mcpeek.inspector.replay import MockServer, start_http
 
     capture, expected = recorded["http-modern"]
     server = MockServer.from_capture(capture, timing="fast")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.jsonrpc import NO_ID, Message, MessageDecoder
+from mcpeek.inspector.jsonrpc import NO_ID, Message, MessageDecoder
 
 decoder = MessageDecoder()
 
@@ -162,7 +162,7 @@ def test_too_deep_says_so() -> None:
 
 
 def test_deeper_than_walks_without_recursion() -> None:
-    from inspector.jsonrpc import deeper_than
+    from mcpeek.inspector.jsonrpc import deeper_than
 
     value = json.loads("[" * 900 + "]" * 900)
     assert deeper_than(value, 899)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import inspector
-from inspector.analysis import analyze
-from inspector.capture import CaptureError
-from inspector.testing.records import RecordBuilder
+from mcpeek import inspector
+from mcpeek.inspector.analysis import analyze
+from mcpeek.inspector.capture import CaptureError
+from mcpeek.inspector.testing.records import RecordBuilder
 
 
 def test_load_gives_conversations_flows_and_messages(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.capture import CaptureWriter
-from inspector.pipeline import Recorder
-from inspector.records import Msg
+from mcpeek.inspector.capture import CaptureWriter
+from mcpeek.inspector.pipeline import Recorder
+from mcpeek.inspector.records import Msg
 
 
 def test_a_failing_writer_is_reported_not_raised(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The pytest plugin (``inspector.pytest_plugin``): fixtures ``mcp_replay`` and ``mcp_record``.
+"""The pytest plugin (``mcpeek.inspector.pytest_plugin``): ``mcp_replay`` and ``mcp_record``.
 
 Each test writes a small test module with ``pytester`` and runs pytest on it,
 so the plugin is exercised the way users meet it: loaded from its ``pytest11``
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.pytest_plugin.checks import client_side, describe, lint_capture, summary
+from mcpeek.inspector.pytest_plugin.checks import client_side, describe, lint_capture, summary
 from tests.conftest import PEERS, mcpeek_argv
 
 pytest_plugins = ["pytester"]
@@ -80,7 +80,7 @@ def outer(pytester: pytest.Pytester, *args: str, timeout: float = 180) -> pytest
 # -- no process --------------------------------------------------------------------------
 def test_the_plugin_is_a_pytest11_entry_point() -> None:
     found = {e.name: e.value for e in entry_points(group="pytest11")}
-    assert found.get("mcpeek") == "inspector.pytest_plugin"
+    assert found.get("mcpeek") == "mcpeek.inspector.pytest_plugin"
 
 
 def test_header_names_the_record_mode(pytester: pytest.Pytester) -> None:
@@ -464,7 +464,7 @@ def test_record_wraps_a_server_lints_and_fails_on_violations(pytester: pytest.Py
             """
 def test_sdk_server(mcp_record):
     argv = mcp_record.stdio([PY, PEERS / "sdk_server.py"])
-    assert argv[1:4] == ["-m", "inspector", "stdio"]
+    assert argv[1:4] == ["-m", "mcpeek", "stdio"]
     outcome = run(PEERS / "sdk_client.py", "--era", "modern", "--", *argv)
     assert outcome["add"] == 5
 

@@ -16,7 +16,7 @@ Offered:
 * prompt ``greet(name: str)`` and resource ``mcpeek://hello``
 
 stdout carries protocol only; a single line ``sdk_tour_server: ready`` goes to
-stderr.  ``python -m inspector.tools.record_examples`` records the example
+stderr.  ``python -m mcpeek.inspector.tools.record_examples`` records the example
 captures in ``captures/`` with it.
 
 Run:  python tests/peers/sdk_tour_server.py

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import rules
-from rules.base import listed_era
+from mcpeek import rules
+from mcpeek.rules.base import listed_era
 
 RULES_MD = Path(__file__).resolve().parents[2].parent / "shared" / "RULES.md"
 ROW = re.compile(

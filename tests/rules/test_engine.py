@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from inspector.analysis import Analyzer
-from inspector.testing.records import RecordBuilder
-from rules.base import Finding, Findings, Rule
-from rules.context import MessageContext
-from rules.engine import RULE_CRASHED, RuleEngine
-from rules.testing import lint_records
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.engine import RULE_CRASHED, RuleEngine
+from mcpeek.rules.testing import lint_records
 
 
 def test_a_crashing_rule_is_reported_and_the_others_still_run() -> None:

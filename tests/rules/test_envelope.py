@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder
-from rules.engine import Reported
-from rules.testing import lint_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.testing import lint_records
 
 PREFIXES = ("jsonrpc.", "id.", "response.", "notification.", "error.", "request.", "stdio.")
 

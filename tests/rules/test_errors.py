@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from tests.rules.test_envelope import (
     family,
     found,

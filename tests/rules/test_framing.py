@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder
-from rules.framing import RUN_LINES_LIMIT
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.framing import RUN_LINES_LIMIT
 from tests.rules.test_envelope import (
     family,
     found,

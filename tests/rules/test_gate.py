@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.capture import read_records
-from inspector.records import Msg
-from inspector.testing.records import MODERN, RecordBuilder, modern_meta
-from rules.base import Finding, Rule
-from rules.engine import GATE_UNSOUND, Reported, RuleEngine
-from rules.gate import Gate
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Msg
+from mcpeek.inspector.testing.records import MODERN, RecordBuilder, modern_meta
+from mcpeek.rules.base import Finding, Rule
+from mcpeek.rules.engine import GATE_UNSOUND, Reported, RuleEngine
+from mcpeek.rules.gate import Gate
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
@@ -195,7 +195,7 @@ _Liar.spec = "https://modelcontextprotocol.io/specification/2026-07-28/basic#x"
 
 
 def _run(records: list[Any], **options: Any) -> list[Reported]:
-    from inspector.analysis import Analyzer
+    from mcpeek.inspector.analysis import Analyzer
 
     found: list[Reported] = []
     analyzer = Analyzer([RuleEngine(found.append, rules=[_Liar], **options)])
@@ -330,7 +330,7 @@ def test_gate_on_and_off_find_the_same(name: str, data: st.DataObject) -> None:
 
 
 def _lint(records: list[Any], gate: bool) -> list[Reported]:
-    from inspector.analysis import Analyzer
+    from mcpeek.inspector.analysis import Analyzer
 
     out: list[Reported] = []
     analyzer = Analyzer([RuleEngine(out.append, gate=gate, verify_gate=False)])

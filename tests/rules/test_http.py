@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder
-from rules.engine import Reported
-from rules.http import decode_header, header_mismatch, needs_encoding
-from rules.testing import lint_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.http import decode_header, header_mismatch, needs_encoding
+from mcpeek.rules.testing import lint_records
 
 PREFIXES = ("http.", "tools.", "cache.", "resources.")
 CRASHED = tuple(f"rule {p}" for p in PREFIXES)
@@ -634,8 +634,8 @@ def test_header_value_encoding() -> None:
 
 def test_notification_answered_202_with_messages_on_its_stream() -> None:
     """A regression: the server's messages on an exchange must still be counted."""
-    from inspector.testing.records import RecordBuilder
-    from rules.testing import fired
+    from mcpeek.inspector.testing.records import RecordBuilder
+    from mcpeek.rules.testing import fired
 
     b = RecordBuilder("http", modern=True)
     b.http(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder, modern_meta
-from rules.ids import UsedIds
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.rules.ids import UsedIds
 from tests.rules.test_envelope import (
     family,
     found,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder
-from rules.engine import Reported
-from rules.testing import fired, lint_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.testing import fired, lint_records
 
 FAMILY = (
     "version.",

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder, modern_meta
-from rules.engine import Reported
-from rules.testing import lint_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.testing import lint_records
 from tests.rules.test_results import (
     answer,
     bare,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.testing.records import RecordBuilder
 from tests.rules.test_meta import LEVEL, found
 from tests.rules.test_results import answer, discovered
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.meta_trace import baggage_problem, traceparent_problem, tracestate_problem
+from mcpeek.rules.meta_trace import baggage_problem, traceparent_problem, tracestate_problem
 from tests.rules.test_meta import found, legacy
 from tests.rules.test_results import answer, discovered
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.analysis import analyze
-from rules.testing import lint_records
+from mcpeek.inspector.analysis import analyze
+from mcpeek.rules.testing import lint_records
 from tests.rules.test_results import ELICIT, answer, ask, caps, discovered, found
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.testing.records import RecordBuilder
 from tests.rules.test_envelope import (
     SUB,
     found,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis import analyze
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder, modern_meta
-from rules.engine import Reported
-from rules.testing import lint_records
+from mcpeek.inspector.analysis import analyze
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.testing import lint_records
 
 PREFIXES = ("result.", "mrtr.", "meta.")
 SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.testing.records import RecordBuilder
-from rules.engine import RULE_CRASHED
-from rules.testing import lint_records
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import RULE_CRASHED
+from mcpeek.rules.testing import lint_records
 
 json_values = st.recursive(
     st.none()

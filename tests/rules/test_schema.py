@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder, modern_meta
-from rules.base import catalog
-from rules.engine import Reported
-from rules.models import spec_for
-from rules.testing import lint_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.rules.base import catalog
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.models import spec_for
+from mcpeek.rules.testing import lint_records
 
 FAMILY = ("schema.", "method.unknown", "inspector.rule-crashed")
 SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}

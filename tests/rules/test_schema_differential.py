@@ -3,7 +3,7 @@
 Every official example of 2026-07-28 (``examples/``), and some six thousand
 generated instances of 2026-07-28 and 2025-11-25 (valid ones drawn from
 ``schema.json`` itself, then mutated: members dropped, types swapped, enums and
-bounds broken, members added), are validated twice: by :mod:`rules.models`
+bounds broken, members added), are validated twice: by :mod:`mcpeek.rules.models`
 (``strict``, so nothing is left to other rules) and by ``jsonschema`` (Draft
 2020-12, ``$ref`` resolved only inside the local file). The verdicts must agree.
 Each method's params, each result (and its ``InputRequiredResult`` /
@@ -49,7 +49,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from rules.models import spec_for
+from mcpeek.rules.models import spec_for
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_ROOT = REPO.parent / "shared" / "spec"

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from inspector.testing.records import RecordBuilder
-from rules.tool_schemas import (
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.tool_schemas import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
     risky_regex,

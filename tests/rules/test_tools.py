@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder
-from rules.engine import Reported
-from rules.testing import lint_records
-from rules.tools import header_annotations
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.testing import lint_records
+from mcpeek.rules.tools import header_annotations
 
 PREFIXES = ("cache.", "tools.", "resources.")
 CRASHED = tuple(f"rule {p}" for p in PREFIXES)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.testing.records import RecordBuilder
-from rules.testing import fired
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.testing import fired
 from tests.rules.test_lifecycle import (
     LEGACY,
     MODERN_META,

@@ -1,4 +1,4 @@
-"""The example captures in ``captures/`` and their recorder, ``inspector.tools.record_examples``.
+"""The example captures in ``captures/`` and their recorder, ``tools/record_examples.py``.
 
 The committed captures are fixtures for other tests (the TUI snapshots, the
 mock server): they must load, hold the conversations ``captures/README.md``
@@ -18,11 +18,11 @@ from typing import Any
 import msgspec
 import pytest
 
-import inspector
-from inspector.analysis import Flow
-from inspector.records import Http, Violation
-from inspector.tools import record_examples
-from inspector.tools.record_examples import BY_NAME, EXAMPLES, Example, check
+from mcpeek import inspector
+from mcpeek.inspector.analysis import Flow
+from mcpeek.inspector.records import Http, Violation
+from mcpeek.inspector.tools import record_examples
+from mcpeek.inspector.tools.record_examples import BY_NAME, EXAMPLES, Example, check
 from tests.conftest import mcpeek_argv
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_there_is_one_capture_per_example_and_the_readme_names_each() -> None:
     assert files == sorted(e.file_name for e in EXAMPLES)
     readme = (CAPTURES / "README.md").read_text()
     assert all(f"`{e.file_name}`" in readme for e in EXAMPLES)
-    assert "python -m inspector.tools.record_examples" in readme
+    assert "python -m mcpeek.inspector.tools.record_examples" in readme
     assert not list(CAPTURES.glob(".recording-*"))  # no leftover of a recording
 
 
@@ -178,7 +178,7 @@ def test_lint_reports_exactly_the_expected_violations() -> None:
 def run_recorder(*args: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
     code = (
         f"import sys\n{prelude}\n"
-        "from inspector.tools.record_examples import main\n"
+        "from mcpeek.inspector.tools.record_examples import main\n"
         f"raise SystemExit(main({list(args)!r}))\n"
     )
     return subprocess.run(

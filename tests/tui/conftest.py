@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from inspector.records import Violation
-from inspector.testing.records import RecordBuilder
-from tui.app import McpeekApp
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.tui.app import McpeekApp
 
 
 @pytest.fixture(autouse=True)

@@ -8,12 +8,12 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Static
 
-import inspector
+from mcpeek import inspector
+from mcpeek.tui.app import McpeekApp
+from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.flow_list import FlowList
+from mcpeek.tui.screens import HelpScreen, SummaryScreen, ViolationsScreen
 from tests.tui.conftest import busy_capture, wait_for, wait_loaded
-from tui.app import McpeekApp
-from tui.detail import DetailPane
-from tui.flow_list import FlowList
-from tui.screens import HelpScreen, SummaryScreen, ViolationsScreen
 
 SIZE = (120, 36)
 
@@ -187,7 +187,7 @@ async def test_mouse_click_selects_and_double_click_opens(tmp_path: Path) -> Non
 
 def test_every_declared_action_exists_and_is_bound() -> None:
     """One table feeds keys, footer, help and palette: each entry must be runnable."""
-    from tui.actions import ACTIONS
+    from mcpeek.tui.actions import ACTIONS
 
     app = McpeekApp([])
     bound = {binding.action for binding in app.BINDINGS}  # type: ignore[union-attr]

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import msgspec
 
-from inspector.records import Event, Msg
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.records import Event, Msg
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.tui.app import McpeekApp
+from mcpeek.tui.flow_list import FlowList
 from tests.tui.conftest import busy_capture, wait_for
-from tui.app import McpeekApp
-from tui.flow_list import FlowList
 
 SIZE = (120, 36)
 

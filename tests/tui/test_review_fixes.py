@@ -9,14 +9,14 @@ from pathlib import Path
 
 import msgspec
 
-from inspector.records import Msg, Violation
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.records import Msg, Violation
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.tui.app import McpeekApp
+from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.render import MAX_CHARS
+from mcpeek.tui.session_view import SessionView
 from tests.tui.conftest import busy_capture, wait_for, wait_loaded
 from tests.tui.test_app import shown_text
-from tui.app import McpeekApp
-from tui.detail import DetailPane
-from tui.render import MAX_CHARS
-from tui.session_view import SessionView
 
 SIZE = (120, 36)
 
@@ -124,7 +124,7 @@ def test_a_change_during_a_refilter_is_not_lost(tmp_path: Path) -> None:
     b.request("tools/call", {"name": "late"}, id=2)
     view = SessionView(b.save(tmp_path / "c.jsonl"), follow=False)
     view.model.feed(b.records)
-    from inspector.filters import compile_filter, filter_rows
+    from mcpeek.inspector.filters import compile_filter, filter_rows
 
     view.filter = compile_filter("~s complete")
     view.changed_meanwhile = set()  # a re-filter starts in a worker...

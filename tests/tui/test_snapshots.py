@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from mcpeek.tui.app import McpeekApp
 from tests.tui.conftest import wait_loaded
-from tui.app import McpeekApp
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 34)

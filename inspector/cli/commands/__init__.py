@@ -1,6 +1,6 @@
 """The subcommands; importing a module here registers its command.
 
-Each module defines one :class:`~inspector.cli.base.Command` subclass, named
+Each module defines one :class:`~mcpeek.inspector.cli.base.Command` subclass, named
 like the module (``view.py`` → ``mcpeek view``; a ``_cmd`` suffix avoids a
 clash with a top-level package, as in ``rules_cmd.py``). A new subcommand is
 a new file and nothing else. :func:`load` imports only the module of the

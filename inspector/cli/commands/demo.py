@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from inspector.analysis import AnalysisListener, Analyzer, Conversation
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.cli.base import Command, UsageError
-from inspector.demo.client import DEFAULT_DELAY, DemoClient, DemoError, play, proxy_command
-from inspector.records import Event, Record, Stderr
-from inspector.views.flowline import FlowPrinter, clock
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.demo.client import DEFAULT_DELAY, DemoClient, DemoError, play, proxy_command
+from mcpeek.inspector.records import Event, Record, Stderr
+from mcpeek.inspector.views.flowline import FlowPrinter, clock
 
 DEMO_FAILED = 1
 START_TIMEOUT = 20.0  # seconds for mcpeek to start writing the capture
@@ -142,8 +142,8 @@ class _StderrPrinter(AnalysisListener):
 
 
 def _headless(run: _Background, path: Path, out: TextIO) -> int:
-    from inspector.cli.lint_report import FileResult, write_text
-    from rules.engine import Reported, RuleEngine
+    from mcpeek.inspector.cli.lint_report import FileResult, write_text
+    from mcpeek.rules.engine import Reported, RuleEngine
 
     print(INTRO, file=out, flush=True)
     print(file=out)
@@ -209,7 +209,7 @@ def _with_viewer(run: _Background, path: Path) -> int:
             )
             return DEMO_FAILED
         time.sleep(0.02)
-    from tui.app import McpeekApp
+    from mcpeek.tui.app import McpeekApp
 
     app = McpeekApp([path], follow=True, recheck_rules=False)
     try:

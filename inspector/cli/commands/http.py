@@ -22,16 +22,16 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from inspector.capture.writer import CaptureWriter
-from inspector.cli.base import Command, UsageError
-from inspector.cli.live import LiveChecks, record_while
-from inspector.cli.urls import check_http_url
-from inspector.paths import default_capture_path
-from inspector.pipeline import Recorder
-from inspector.proxy.console import Console
-from inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
-from inspector.proxy.http import HttpRelay
-from inspector.records import Event
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.urls import check_http_url
+from mcpeek.inspector.paths import default_capture_path
+from mcpeek.inspector.pipeline import Recorder
+from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
+from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.records import Event
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
 
@@ -213,7 +213,7 @@ async def _with_viewer(
 ) -> None:
     """Run the proxy and, once it listens, the viewer on its capture; quitting
     the viewer stops the proxy (a proxy that fails ends the viewer)."""
-    from tui.app import McpeekApp
+    from mcpeek.tui.app import McpeekApp
 
     task = asyncio.ensure_future(proxy)
     waiter = asyncio.ensure_future(ready.wait())

@@ -15,10 +15,10 @@ import os
 import sys
 from pathlib import Path
 
-from inspector.analysis import Analyzer
-from inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.cli.base import Command, UsageError
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.cli.base import Command, UsageError
 
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 LEVELS = ("error", "warning", "info")
@@ -73,16 +73,16 @@ class LintCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
-        import rules
-        from inspector.cli.lint_report import (
+        from mcpeek import rules
+        from mcpeek.inspector.cli.lint_report import (
             FileResult,
             write_json,
             write_junit,
             write_sarif,
             write_text,
         )
-        from rules.base import SEVERITY_ORDER
-        from rules.engine import Reported, RuleEngine
+        from mcpeek.rules.base import SEVERITY_ORDER
+        from mcpeek.rules.engine import Reported, RuleEngine
 
         catalog = rules.catalog()
         if args.spec is not None and args.spec not in KNOWN_VERSIONS:

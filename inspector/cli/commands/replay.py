@@ -27,13 +27,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from inspector.cli.base import Command, UsageError, refuse_overwriting
-from inspector.cli.urls import check_http_url
+from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
+from mcpeek.inspector.cli.urls import check_http_url
 
 if TYPE_CHECKING:
-    from inspector.replay.replay import LiveFlow
-    from inspector.replay.replay_plan import ReplayPlan
-    from rules.engine import Reported
+    from mcpeek.inspector.replay.replay import LiveFlow
+    from mcpeek.inspector.replay.replay_plan import ReplayPlan
+    from mcpeek.rules.engine import Reported
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -66,10 +66,10 @@ class ReplayCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         if args.file is None:
             raise UsageError("replay needs a capture FILE (replay FILE -- CMD... | --url URL)")
-        import inspector
-        from inspector.capture.reader import CaptureError
-        from inspector.replay.canonical import PointerError, parse_pointers
-        from inspector.replay.replay_plan import build_plan
+        from mcpeek import inspector
+        from mcpeek.inspector.capture.reader import CaptureError
+        from mcpeek.inspector.replay.canonical import PointerError, parse_pointers
+        from mcpeek.inspector.replay.replay_plan import build_plan
 
         command = list(args.server_command)
         if command and command[0].startswith("-") and command[0] != "--":
@@ -143,7 +143,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 def _went_away(transport: object, reason: str, when: str = "") -> str:
     """How the live server went away mid-replay (a stdio server: how it exited)."""
-    from inspector.replay.replay_stdio import StdioTransport
+    from mcpeek.inspector.replay.replay_stdio import StdioTransport
 
     if isinstance(transport, StdioTransport):
         return transport.describe_exit(when)
@@ -151,7 +151,7 @@ def _went_away(transport: object, reason: str, when: str = "") -> str:
 
 
 def _header(text: str) -> tuple[str, str]:
-    from inspector.replay.replay_http import header_problem
+    from mcpeek.inspector.replay.replay_http import header_problem
 
     name, sep, value = text.partition(":")
     name, value = name.strip(" \t"), value.strip(" \t")
@@ -182,12 +182,12 @@ class _Session:
         self.notes: list[str] = list(plan.notes)
 
     def run(self) -> int:
-        from inspector.capture.writer import CaptureWriter
-        from inspector.replay.replay import Replayer, ReplayError
-        from inspector.replay.replay_http import HttpTransport
-        from inspector.replay.replay_record import SessionTape
-        from inspector.replay.replay_stdio import StdioTransport
-        from rules.engine import RuleEngine
+        from mcpeek.inspector.capture.writer import CaptureWriter
+        from mcpeek.inspector.replay.replay import Replayer, ReplayError
+        from mcpeek.inspector.replay.replay_http import HttpTransport
+        from mcpeek.inspector.replay.replay_record import SessionTape
+        from mcpeek.inspector.replay.replay_stdio import StdioTransport
+        from mcpeek.rules.engine import RuleEngine
 
         args = self.args
         transport_name = "http" if args.url else "stdio"
@@ -239,8 +239,8 @@ class _Session:
     ) -> int:
         import msgspec
 
-        from inspector.replay.replay_report import compare_flow, write_json, write_text
-        from rules.engine import flag_line
+        from mcpeek.inspector.replay.replay_report import compare_flow, write_json, write_text
+        from mcpeek.rules.engine import flag_line
 
         reports = [compare_flow(flow, self.ignore, self.args.timeout, closed) for flow in live]
         shown = [v for v in violations if v.severity in ("error", "warning")]

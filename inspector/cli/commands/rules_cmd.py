@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from inspector.cli.base import Command
+from mcpeek.inspector.cli.base import Command
 
 
 class RulesCommand(Command):
@@ -23,8 +23,8 @@ class RulesCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
-        import rules
-        from rules.base import listed_era
+        from mcpeek import rules
+        from mcpeek.rules.base import listed_era
 
         catalog = rules.catalog()
         if args.format == "json":

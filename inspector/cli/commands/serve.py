@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspector.cli.base import Command, UsageError, refuse_overwriting
+from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 
 PRINTED_PER_RULE = 10
 NOT_THE_CLIENTS = frozenset({"request.unanswered", "inspector.rule-crashed"})
@@ -98,12 +98,12 @@ class ServeCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         if args.file is None:
             raise UsageError("serve needs a capture FILE (mcpeek serve FILE [--listen HOST:PORT])")
-        from inspector.capture.reader import CaptureError
-        from inspector.capture.writer import CaptureWriter
-        from inspector.proxy.guard import is_loopback_host, parse_listen
-        from inspector.replay.canonical import PointerError
-        from inspector.replay.mock import MockServer, OnMiss, ServeError
-        from inspector.replay.tape import Tape
+        from mcpeek.inspector.capture.reader import CaptureError
+        from mcpeek.inspector.capture.writer import CaptureWriter
+        from mcpeek.inspector.proxy.guard import is_loopback_host, parse_listen
+        from mcpeek.inspector.replay.canonical import PointerError
+        from mcpeek.inspector.replay.mock import MockServer, OnMiss, ServeError
+        from mcpeek.inspector.replay.tape import Tape
 
         command = self._split(args)
         if command and args.forward:
@@ -169,8 +169,8 @@ class ServeCommand(Command):
     def _stdio(
         self, server: Any, tape: Any, command: list[str], url: str | None, say: _Say
     ) -> None:
-        from inspector.replay.forward import HttpUpstream, StdioUpstream
-        from inspector.replay.mock_stdio import StdioMock
+        from mcpeek.inspector.replay.forward import HttpUpstream, StdioUpstream
+        from mcpeek.inspector.replay.mock_stdio import StdioMock
 
         upstream: Any = None
         if command:
@@ -186,7 +186,7 @@ class ServeCommand(Command):
                 loop.add_signal_handler(sig, stop.set)
             await mock.run(stop)
 
-        from inspector.replay.forward import UpstreamError
+        from mcpeek.inspector.replay.forward import UpstreamError
 
         try:
             asyncio.run(main())
@@ -196,8 +196,8 @@ class ServeCommand(Command):
     def _http(
         self, server: Any, tape: Any, listen: tuple[str, int], args: argparse.Namespace, say: _Say
     ) -> None:
-        from inspector.proxy.guard import RequestGuard
-        from inspector.replay.mock_http import HttpMock, serve_http
+        from mcpeek.inspector.proxy.guard import RequestGuard
+        from mcpeek.inspector.replay.mock_http import HttpMock, serve_http
 
         guard = RequestGuard(listen[1], allow_remote=args.allow_remote)
         mock = HttpMock(server, guard, tape=tape, forward_url=args.forward, note=say)
@@ -238,12 +238,12 @@ class _ClientChecks:
         self._printed: dict[str, int] = {}
 
     def engine(self) -> Any:
-        from rules.engine import RuleEngine
+        from mcpeek.rules.engine import RuleEngine
 
         return RuleEngine(self.report)
 
     def report(self, reported: Any) -> None:
-        from rules.engine import flag_line
+        from mcpeek.rules.engine import flag_line
 
         if reported.rule in NOT_THE_CLIENTS or not reported.msgs or self.tape is None:
             return

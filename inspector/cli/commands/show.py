@@ -18,12 +18,12 @@ import sys
 import time
 from pathlib import Path
 
-from inspector.analysis import Analyzer
-from inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.cli.base import Command, UsageError
-from inspector.records import Event
-from inspector.views.flowline import FlowPrinter
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.records import Event
+from mcpeek.inspector.views.flowline import FlowPrinter
 
 
 class ShowCommand(Command):

@@ -17,15 +17,15 @@ import os
 import sys
 from pathlib import Path
 
-from inspector.capture.writer import CaptureWriter
-from inspector.cli.base import Command, UsageError
-from inspector.cli.live import LiveChecks, record_while
-from inspector.paths import default_capture_path
-from inspector.pipeline import Recorder
-from inspector.proxy.console import Console
-from inspector.proxy.pipes import printable
-from inspector.proxy.stdio import StdioRelay
-from inspector.proxy.tap import StdioTap
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.paths import default_capture_path
+from mcpeek.inspector.pipeline import Recorder
+from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.proxy.pipes import printable
+from mcpeek.inspector.proxy.stdio import StdioRelay
+from mcpeek.inspector.proxy.tap import StdioTap
 
 
 class StdioCommand(Command):

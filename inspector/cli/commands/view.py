@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from inspector.capture.reader import CaptureError, CaptureReader
-from inspector.cli.base import Command, UsageError
-from inspector.paths import capture_dir
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.paths import capture_dir
 
 
 class ViewCommand(Command):
@@ -62,7 +62,7 @@ class ViewCommand(Command):
                 )
         if not sys.stdout.isatty() or not sys.stdin.isatty():
             raise UsageError("view needs a terminal (for a headless look: mcpeek show FILE)")
-        from tui.app import McpeekApp
+        from mcpeek.tui.app import McpeekApp
 
         app = McpeekApp(
             list(args.files),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.analysis import Analyzer, analyze
-from inspector.analysis.flow import Flow
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.analysis import Analyzer, analyze
+from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.testing.records import RecordBuilder
 
 
 def flows_of(b: RecordBuilder, **kw: float) -> list[Flow]:
@@ -74,7 +74,7 @@ def test_timeout_then_late_answer_is_still_paired() -> None:
     b.result(1, {"content": []})
     ended: list[tuple[int, str, bool]] = []
 
-    from inspector.analysis import AnalysisListener
+    from mcpeek.inspector.analysis import AnalysisListener
 
     class Ends(AnalysisListener):
         def on_flow_end(self, flow, conversation):  # type: ignore[no-untyped-def]

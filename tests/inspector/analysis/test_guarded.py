@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.analysis import AnalysisListener, Analyzer
-from inspector.analysis.guarded import GuardedAnalyzer
-from inspector.records import Record
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
+from mcpeek.inspector.records import Record
+from mcpeek.inspector.testing.records import RecordBuilder
 
 
 class Flaky(AnalysisListener):

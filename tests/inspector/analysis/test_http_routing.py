@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.analysis import analyze
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.analysis import analyze
+from mcpeek.inspector.testing.records import RecordBuilder
 
 
 def test_initialize_learns_its_session_from_the_response() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import msgspec
 
-from inspector.capture import read_records
-from inspector.records import Msg
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Msg
 
 HEADER = b'{"k":"header","format":"mcpeek-capture","v":1,"transport":"stdio"}\n'
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import CaptureError, CaptureReader, read_records
-from inspector.records import AnyRecord
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.capture import CaptureError, CaptureReader, read_records
+from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.testing.records import RecordBuilder
 
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate, no flags, no mtime
 BAD_BLOCK = b"\x06" + b"\xa5" * 64  # a deflate block of the reserved type 3: corrupt

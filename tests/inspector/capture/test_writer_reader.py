@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from multidict import CIMultiDict
 
-from inspector.capture import CaptureError, CaptureReader, CaptureWriter, read_records
-from inspector.records import (
+from mcpeek.inspector.capture import CaptureError, CaptureReader, CaptureWriter, read_records
+from mcpeek.inspector.records import (
     Event,
     Http,
     Msg,

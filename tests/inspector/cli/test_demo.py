@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli.main import main
+from mcpeek.inspector.cli.main import main
 from tests.conftest import mcpeek_argv
 from tests.inspector.cli.test_view import read_until
 
@@ -122,7 +122,7 @@ def test_a_demo_that_cannot_run_exits_1(
     def broken(capture: Path, *, delay: float) -> list[str]:
         return [sys.executable, "-c", "import sys; sys.exit('mcpeek: no such luck')"]
 
-    monkeypatch.setattr("inspector.cli.commands.demo.proxy_command", broken)
+    monkeypatch.setattr("mcpeek.inspector.cli.commands.demo.proxy_command", broken)
     assert main(["demo", "--headless", "-w", str(tmp_path / "c.jsonl")]) == 1
     assert "mcpeek: demo failed: " in capsys.readouterr().err
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import read_records
-from inspector.records import Event, Msg
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Event, Msg
 from tests.conftest import mcpeek_argv
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import rules
-from inspector.cli.main import main
-from inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek import rules
+from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 
 
 def bad_capture(tmp_path: Path, name: str = "bad.jsonl") -> Path:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from inspector.analysis import Analyzer
-from inspector.cli import live_worker
-from inspector.records import Msg
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.cli import live_worker
+from mcpeek.inspector.records import Msg
+from mcpeek.inspector.testing.records import RecordBuilder
 
 DEEP = "[" * 5000 + "]" * 5000
 
@@ -41,7 +41,7 @@ def rules_of(out: str) -> set[tuple[str, int]]:
 
 def test_messages_nested_too_deep_do_not_stop_the_checks(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "inspector.cli.live_worker", str(capture(tmp_path))],
+        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(capture(tmp_path))],
         stdin=subprocess.DEVNULL,  # the proxy is done: read the capture to its end
         capture_output=True,
         text=True,

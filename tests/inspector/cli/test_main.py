@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector import __version__
-from inspector.capture import read_records
-from inspector.cli.base import Command
-from inspector.cli.main import main
-from inspector.paths import capture_dir
+from mcpeek.inspector import __version__
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.cli.base import Command
+from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.paths import capture_dir
 from tests.conftest import mcpeek_argv, peer_argv
 
 

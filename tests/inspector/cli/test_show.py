@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import CaptureWriter
-from inspector.cli.main import main
-from inspector.records import Event, Msg
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.capture import CaptureWriter
+from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.records import Event, Msg
+from mcpeek.inspector.testing.records import RecordBuilder
 from tests.conftest import mcpeek_argv
 
 
@@ -112,7 +112,7 @@ def test_follow_prints_flows_as_another_process_appends(tmp_path: Path) -> None:
 def test_ctrl_c_ends_follow_quietly_but_cuts_a_plain_show_short(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, follow: bool, code: int
 ) -> None:
-    from inspector.capture.reader import CaptureReader
+    from mcpeek.inspector.capture.reader import CaptureReader
 
     read = CaptureReader.records
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from inspector.demo.client import (
+from mcpeek.inspector.demo.client import (
     DemoClient,
     DemoError,
     answer_input_requests,
@@ -16,9 +16,9 @@ from inspector.demo.client import (
     play,
     proxy_command,
 )
-from inspector.demo.server import MCP, NOTE_URI, confirm_request
+from mcpeek.inspector.demo.server import MCP, NOTE_URI, confirm_request
 
-SERVER = [sys.executable, "-m", "inspector.demo.server", "--delay", "0"]
+SERVER = [sys.executable, "-m", "mcpeek.inspector.demo.server", "--delay", "0"]
 
 
 def test_the_conversation_against_the_server_alone() -> None:
@@ -62,8 +62,8 @@ def test_the_user_accepts_every_confirmation() -> None:
 def test_proxy_command_is_mcpeek_stdio_in_front_of_the_server(tmp_path: Path) -> None:
     command: list[Any] = proxy_command(tmp_path / "c.jsonl", python="py", delay=0.25)
     assert command == [
-        "py", "-m", "inspector", "stdio", "-q", "-w", str(tmp_path / "c.jsonl"), "--",
-        "py", "-m", "inspector.demo.server", "--delay", "0.25",
+        "py", "-m", "mcpeek", "stdio", "-q", "-w", str(tmp_path / "c.jsonl"), "--",
+        "py", "-m", "mcpeek.inspector.demo.server", "--delay", "0.25",
     ]  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from inspector.demo.server import (
+from mcpeek.inspector.demo.server import (
     MCP,
     NOTE_URI,
     SERVER_INFO,
@@ -296,7 +296,7 @@ def test_runs_as_a_module_over_stdio() -> None:
     ]
     stdin = "".join(json.dumps(line) + "\n" for line in lines) + "not json\n\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "inspector.demo.server", "--delay", "0"],
+        [sys.executable, "-m", "mcpeek.inspector.demo.server", "--delay", "0"],
         input=stdin,
         capture_output=True,
         text=True,

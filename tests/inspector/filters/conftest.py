@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 import pytest
 
-from inspector.filters import compile_filter, filter_rows
-from inspector.records import Violation
-from inspector.testing.records import RecordBuilder
-from inspector.views.session import FlowItem, SessionModel
+from mcpeek.inspector.filters import compile_filter, filter_rows
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.views.session import FlowItem, SessionModel
 
 Rows = Callable[[str], set[str]]
 

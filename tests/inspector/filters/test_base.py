@@ -7,8 +7,8 @@ import warnings
 
 import pytest
 
-from inspector.filters import OPERATORS, FilterError, Operator
-from inspector.filters.base import (
+from mcpeek.inspector.filters import OPERATORS, FilterError, Operator
+from mcpeek.inspector.filters.base import (
     MEMO_LIMIT,
     BadArgument,
     Memo,
@@ -17,7 +17,7 @@ from inspector.filters.base import (
     is_plain,
     quote,
 )
-from inspector.filters.operators import FieldRegex, RegexOperator
+from mcpeek.inspector.filters.operators import FieldRegex, RegexOperator
 
 
 def test_every_operator_is_registered_by_its_code() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.filters import FILTER_SYNTAX, OPERATORS, compile_filter, filter_help
+from mcpeek.inspector.filters import FILTER_SYNTAX, OPERATORS, compile_filter, filter_help
 
 
 def test_one_row_per_operator_in_registry_order() -> None:
@@ -29,6 +29,6 @@ def test_the_package_stays_headless() -> None:
     import subprocess
     import sys
 
-    code = "import sys, inspector.filters; print('textual' in sys.modules)"
+    code = "import sys, mcpeek.inspector.filters; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

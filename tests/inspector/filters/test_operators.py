@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.filters import FilterError, compile_filter, filter_rows
-from inspector.testing.records import RecordBuilder
-from inspector.views.session import SessionModel
+from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.views.session import SessionModel
 from tests.inspector.filters.conftest import Rows
 
 EVERY = {

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.filters import Filter, FilterError, compile_filter, filter_rows
-from inspector.filters.parser import MAX_DEPTH
-from inspector.views.session import SessionModel
+from mcpeek.inspector.filters import Filter, FilterError, compile_filter, filter_rows
+from mcpeek.inspector.filters.parser import MAX_DEPTH
+from mcpeek.inspector.views.session import SessionModel
 from tests.inspector.filters.conftest import Rows, build_session, label
 
 

@@ -14,10 +14,10 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from inspector.capture import CaptureWriter, read_records
-from inspector.proxy.guard import RequestGuard
-from inspector.proxy.http import HttpRelay
-from inspector.records import Event, Http, Msg, SeqRecord, header_bytes, wire_bytes
+from mcpeek.inspector.capture import CaptureWriter, read_records
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.records import Event, Http, Msg, SeqRecord, header_bytes, wire_bytes
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 

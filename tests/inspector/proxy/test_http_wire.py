@@ -6,7 +6,7 @@ import pytest
 from aiohttp import http_writer
 from multidict import CIMultiDict
 
-from inspector.proxy import http_wire
+from mcpeek.inspector.proxy import http_wire
 
 
 def escaped(data: bytes) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inspector.proxy.sse import SseParser
+from mcpeek.inspector.proxy.sse import SseParser
 
 datas = st.lists(
     st.text(

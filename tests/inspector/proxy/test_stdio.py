@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.capture import read_records
-from inspector.records import Event, Msg, Stderr
-from inspector.testing.wire import stream_bytes
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Event, Msg, Stderr
+from mcpeek.inspector.testing.wire import stream_bytes
 from tests.conftest import mcpeek_argv, peer_argv
 
 pytestmark = pytest.mark.e2e

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inspector.proxy.tap import LineSplitter, StdioTap
-from inspector.records import SeqRecord
-from inspector.testing.wire import stream_bytes
+from mcpeek.inspector.proxy.tap import LineSplitter, StdioTap
+from mcpeek.inspector.records import SeqRecord
+from mcpeek.inspector.testing.wire import stream_bytes
 
 
 @given(st.binary(max_size=2000), st.lists(st.integers(1, 300), min_size=1, max_size=50))

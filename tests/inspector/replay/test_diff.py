@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.replay.canonical import parse_pointers
-from inspector.replay.diff import (
+from mcpeek.inspector.replay.canonical import parse_pointers
+from mcpeek.inspector.replay.diff import (
     MISSING,
     OPAQUE_STATE,
     Difference,

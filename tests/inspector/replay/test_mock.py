@@ -8,10 +8,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from inspector.capture.reader import CaptureError
-from inspector.replay.canonical import PointerError
-from inspector.replay.mock import MockServer, MockSession, Reaction, ServeError
-from inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.inspector.capture.reader import CaptureError
+from mcpeek.inspector.replay.canonical import PointerError
+from mcpeek.inspector.replay.mock import MockServer, MockSession, Reaction, ServeError
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 
 
 def line(message: dict[str, Any]) -> bytes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.replay.rawjson import member_bytes, replace_member
+from mcpeek.inspector.replay.rawjson import member_bytes, replace_member
 
 
 def test_top_level_id_is_replaced_and_the_rest_kept() -> None:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from inspector.cli.main import main
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.testing.records import RecordBuilder
 from tests.conftest import peer_argv
 
 
@@ -278,7 +278,7 @@ def test_any_exception_in_a_send_task_fails_its_flow_at_once(
 ) -> None:
     # The root cause of the hang: an exception no handler expected ended the background
     # exchange task unseen, and the replay waited for a response that could not come.
-    from inspector.replay.replay_http import HttpTransport
+    from mcpeek.inspector.replay.replay_http import HttpTransport
 
     def broken(*_args: Any) -> None:
         raise RuntimeError("boom")

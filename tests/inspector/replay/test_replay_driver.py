@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from inspector.analysis import analyze
-from inspector.replay.canonical import parse_pointers
-from inspector.replay.replay import Closed, Deliver, LiveFlow, Outgoing, Replayer
-from inspector.replay.replay_plan import ReplayPlan, build_plan
-from inspector.replay.replay_report import compare_flow, text_lines, write_json
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.analysis import analyze
+from mcpeek.inspector.replay.canonical import parse_pointers
+from mcpeek.inspector.replay.replay import Closed, Deliver, LiveFlow, Outgoing, Replayer
+from mcpeek.inspector.replay.replay_plan import ReplayPlan, build_plan
+from mcpeek.inspector.replay.replay_report import compare_flow, text_lines, write_json
+from mcpeek.inspector.testing.records import RecordBuilder
 
 Message = dict[str, Any]
 Handler = Callable[[Message], Iterable[Message]]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.analysis import analyze
-from inspector.replay.replay_plan import (
+from mcpeek.inspector.analysis import analyze
+from mcpeek.inspector.replay.replay_plan import (
     UNSET,
     ClientStep,
     HttpStep,
@@ -16,7 +16,7 @@ from inspector.replay.replay_plan import (
     retry_message,
     with_id,
 )
-from inspector.testing.records import RecordBuilder
+from mcpeek.inspector.testing.records import RecordBuilder
 
 
 def plan_of(b: RecordBuilder) -> ReplayPlan:

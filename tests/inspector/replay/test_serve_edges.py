@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from tests.conftest import mcpeek_argv
 from tests.e2e.test_sdk_http import free_port
 

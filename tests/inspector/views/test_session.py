@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.records import Violation
-from inspector.testing.records import RecordBuilder
-from inspector.views.session import SessionModel
+from mcpeek.inspector.records import Violation
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.views.session import SessionModel
 
 
 def violation(seqs: list[int], severity: str = "error", rule: str = "x.y") -> Violation:
