@@ -66,13 +66,9 @@ def client_side(
     found: Iterable[Reported], direction: Callable[[int], str | None]
 ) -> list[Reported]:
     """The violations whose offending message the client sent."""
-    from mcpeek.inspector.cli.commands.serve import NOT_THE_CLIENTS
+    from mcpeek.rules.blame import blames_the_client
 
-    return [
-        v
-        for v in found
-        if v.rule not in NOT_THE_CLIENTS and v.msgs and direction(v.msgs[-1]) == "c2s"
-    ]
+    return [v for v in found if blames_the_client(v, direction)]
 
 
 def at_least(found: Iterable[Reported], level: str | None) -> list[Reported]:

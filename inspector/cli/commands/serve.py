@@ -31,7 +31,6 @@ from typing import Any
 from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 
 PRINTED_PER_RULE = 10
-NOT_THE_CLIENTS = frozenset({"request.unanswered", "inspector.rule-crashed"})
 
 
 class ServeCommand(Command):
@@ -243,12 +242,11 @@ class _ClientChecks:
         return RuleEngine(self.report)
 
     def report(self, reported: Any) -> None:
+        from mcpeek.rules.blame import blames_the_client
         from mcpeek.rules.engine import flag_line
 
-        if reported.rule in NOT_THE_CLIENTS or not reported.msgs or self.tape is None:
-            return
-        if self.tape.direction(reported.msgs[-1]) != "c2s":
-            return  # the capture's own server behaviour: mcpeek lint shows it
+        if self.tape is None or not blames_the_client(reported, self.tape.direction):
+            return  # e.g. the capture's own server behaviour: mcpeek lint shows it
         line = flag_line(reported)
         if reported.severity != "info":
             self.found.append(line)
