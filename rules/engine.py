@@ -13,16 +13,15 @@ The conformant fast path: a rule whose ``gated`` kinds include a message's
 kind is silent on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one
 typed decode of the whole message), so on those it is not called at all.
 Most traffic is conformant, and the pure per-message rules (schema,
-envelope, ``_meta``…) are most of the cost. With ``verify_gate`` (or
-``MCPEEK_VERIFY_GATE=1``) a second engine without the gate runs beside it
-(:mod:`mcpeek.rules.verify`) and any hook whose findings differ between the two is
-reported as ``inspector.gate-unsound``: the test suite runs that way, so every
-rule test doubles as a test of the gate.
+envelope, ``_meta``…) are most of the cost. A
+:class:`~mcpeek.rules.verify.VerifiedRuleEngine`, built explicitly, runs a
+second engine without the gate beside this one and reports any hook whose
+findings differ as ``inspector.gate-unsound``: :func:`mcpeek.rules.testing.lint_records`
+builds one, so every rule test doubles as a test of the gate.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
@@ -37,7 +36,6 @@ from mcpeek.rules.gate import Gate, plain_answer
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
-VERIFY_GATE_ENV = "MCPEEK_VERIFY_GATE"
 CRASH_SPEC = ""  # an internal finding: no spec section to point at
 EXCERPT = 240
 SHOWN_ID_BRACKETS = 100  # an id (a JSON array or object) with more is not carried in reports
@@ -74,13 +72,6 @@ def version_era(version: str | None) -> str | None:
 
 
 class RuleEngine(AnalysisListener):
-    def __new__(cls, *args: Any, verify_gate: bool | None = None, **kwargs: Any) -> RuleEngine:
-        if cls is RuleEngine and _verify_requested(verify_gate):
-            from mcpeek.rules.verify import VerifiedRuleEngine  # (it subclasses this one)
-
-            return super().__new__(VerifiedRuleEngine)
-        return super().__new__(cls)
-
     def __init__(
         self,
         report: Callable[[Reported], None],
@@ -89,7 +80,6 @@ class RuleEngine(AnalysisListener):
         ignore: Iterable[str] = (),
         rules: Iterable[type[Rule]] | None = None,
         gate: bool = True,
-        verify_gate: bool | None = None,
     ) -> None:
         self.report = report
         self.spec = spec
@@ -289,12 +279,6 @@ def flag_line(v: Reported) -> str:
         parts.append(f"id {msgspec.json.encode(v.msg_id).decode()}")
     line = " ".join(parts) + f": {v.message}"
     return f"{line}  {v.spec}" if v.spec else line
-
-
-def _verify_requested(verify_gate: bool | None) -> bool:
-    if verify_gate is None:
-        return os.environ.get(VERIFY_GATE_ENV, "") not in ("", "0")
-    return verify_gate
 
 
 def _overrides(rule: Rule, hook: str) -> bool:

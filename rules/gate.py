@@ -20,7 +20,7 @@ the response rules have nothing to say either.
 
 The gate only ever says "certainly conformant": it may turn away a fine
 message (then the rules run), never accept one a gated rule would flag. The
-engine's ``verify_gate`` mode (:mod:`mcpeek.rules.verify`, on in the test suite)
+:class:`~mcpeek.rules.verify.VerifiedRuleEngine` (which the rule tests run)
 runs a twin engine without the gate and reports any difference.
 """
 

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.records import Record
 from mcpeek.rules.base import Rule
-from mcpeek.rules.engine import Reported, RuleEngine
+from mcpeek.rules.engine import Reported
+from mcpeek.rules.verify import VerifiedRuleEngine
 
 
 def lint_records(
@@ -23,9 +24,14 @@ def lint_records(
     rules: Iterable[type[Rule]] | None = None,
     timeout: float = 60.0,
 ) -> list[Reported]:
-    """Every violation the rules find in ``records`` (header first), in report order."""
+    """Every violation the rules find in ``records`` (header first), in report order.
+
+    The engine is a :class:`~mcpeek.rules.verify.VerifiedRuleEngine`: besides a
+    rule's own findings, a test then also fails (``inspector.gate-unsound``) if
+    the conformance gate hid one of them.
+    """
     found: list[Reported] = []
-    engine = RuleEngine(found.append, spec=spec, rules=rules)
+    engine = VerifiedRuleEngine(found.append, spec=spec, rules=rules)
     analyzer = Analyzer([engine], timeout=timeout)
     analyzer.feed_all(records)
     analyzer.finish()

@@ -3,11 +3,11 @@
 The gate (:mod:`mcpeek.rules.gate`) lets the engine skip rules and lets some rules
 take a message's conformance as read; either would hide a finding if the gate
 accepted too much, or if a skipped rule kept state. :class:`VerifiedRuleEngine`
-is what ``RuleEngine(verify_gate=True)`` (or ``MCPEEK_VERIFY_GATE=1``) builds:
-it feeds every hook to itself and to a twin engine that has the gate off, and
-when the findings of one hook differ between the two it reports them as an
-``inspector.gate-unsound`` violation, besides the findings themselves. The
-test suite runs every engine this way, so each rule test also tests the gate.
+is built explicitly where that check is wanted (the rule tests, through
+:func:`mcpeek.rules.testing.lint_records`, and the tests of the gate): it feeds
+every hook to itself and to a twin engine that has the gate off, and when the
+findings of one hook differ between the two it reports them as an
+``inspector.gate-unsound`` violation, besides the findings themselves.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ class VerifiedRuleEngine(RuleEngine):
         report: Callable[[Reported], None],
         *,
         rules: Iterable[type[Rule]] | None = None,
-        verify_gate: bool | None = None,
         **options: Any,  # spec, ignore, gate: as RuleEngine takes them
     ) -> None:
         chosen = list(rules) if rules is not None else None
@@ -38,9 +37,7 @@ class VerifiedRuleEngine(RuleEngine):
         self._without_gate: list[Reported] = []
         super().__init__(self._found, rules=chosen, **options)
         options["gate"] = False
-        self._twin = RuleEngine(
-            self._without_gate.append, rules=chosen, verify_gate=False, **options
-        )
+        self._twin = RuleEngine(self._without_gate.append, rules=chosen, **options)
 
     def _found(self, violation: Reported) -> None:
         self._with_gate.append(violation)

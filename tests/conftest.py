@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
 PEERS = Path(__file__).parent / "peers"
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # Every rule engine of the run (in this process and in the mcpeek processes the
-    # tests start) checks that the conformance gate never hides a finding.
-    os.environ.setdefault("MCPEEK_VERIFY_GATE", "1")
 
 
 def mcpeek_argv(*args: str) -> list[str]:

@@ -50,8 +50,8 @@ def test_dispatch_by_kind_and_direction_and_shared_lazy_decodes() -> None:
     b.result(1, {"content": []})
     b.request("roots/list", id=2, dir="s2c")
     b.result(2, {"roots": []}, dir="c2s")
-    # Without the gate's twin engine (MCPEEK_VERIFY_GATE), which would call it twice.
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[ServerResults], verify_gate=False)])
+    # A plain engine: a VerifiedRuleEngine's twin would call it twice.
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[ServerResults])])
     analyzer.feed_all(b.records)
     analyzer.finish()
     assert seen == [

@@ -2,8 +2,8 @@
 
 The gate lets the engine skip the pure per-message rules on a message it
 proves conformant, so a gate that accepts too much would silently lose
-findings. Beyond these tests, the whole suite runs with ``MCPEEK_VERIFY_GATE``
-(tests/conftest.py): every rule test also checks the gate.
+findings. Beyond these tests, every rule test runs a ``VerifiedRuleEngine``
+(``rules.testing.lint_records``), so each of them also checks the gate.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from mcpeek.inspector.testing.records import MODERN, RecordBuilder, modern_meta
 from mcpeek.rules.base import Finding, Rule
 from mcpeek.rules.engine import GATE_UNSOUND, Reported, RuleEngine
 from mcpeek.rules.gate import Gate
+from mcpeek.rules.verify import VerifiedRuleEngine
 
 CAPTURES = Path(__file__).resolve().parents[2] / "captures"
 SERVER_META = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
@@ -198,7 +199,8 @@ def _run(records: list[Any], **options: Any) -> list[Reported]:
     from mcpeek.inspector.analysis import Analyzer
 
     found: list[Reported] = []
-    analyzer = Analyzer([RuleEngine(found.append, rules=[_Liar], **options)])
+    engine_class = VerifiedRuleEngine if options.pop("verify_gate") else RuleEngine
+    analyzer = Analyzer([engine_class(found.append, rules=[_Liar], **options)])
     analyzer.feed_all(records)
     analyzer.finish()
     return found
@@ -333,7 +335,7 @@ def _lint(records: list[Any], gate: bool) -> list[Reported]:
     from mcpeek.inspector.analysis import Analyzer
 
     out: list[Reported] = []
-    analyzer = Analyzer([RuleEngine(out.append, gate=gate, verify_gate=False)])
+    analyzer = Analyzer([RuleEngine(out.append, gate=gate)])
     analyzer.feed_all(records)
     analyzer.finish()
     return out
