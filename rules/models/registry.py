@@ -4,7 +4,7 @@ A version module (``v2026_07_28``, ``v2025_11_25``) builds one :class:`Version`
 at import; :mod:`mcpeek.rules.models` wraps it with cached decoders. ``check_*`` hooks
 run on the decoded object for what a model cannot say alone; ``strict`` is off
 when another rule of the catalog already reports that part (see
-``mcpeek.rules.schema``), on in the differential test.
+``mcpeek.rules.families.schema``), on in the differential test.
 """
 
 from __future__ import annotations

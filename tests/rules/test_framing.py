@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcpeek.inspector.testing.records import RecordBuilder
-from mcpeek.rules.framing import RUN_LINES_LIMIT
+from mcpeek.rules.families.framing import RUN_LINES_LIMIT
 from tests.rules.test_envelope import (
     family,
     found,

@@ -8,7 +8,7 @@ from typing import Any
 from mcpeek.inspector.records import AnyRecord
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.engine import Reported
-from mcpeek.rules.http import decode_header, header_mismatch, needs_encoding
+from mcpeek.rules.families.http import decode_header, header_mismatch, needs_encoding
 from mcpeek.rules.testing import lint_records
 
 PREFIXES = ("http.", "tools.", "cache.", "resources.")

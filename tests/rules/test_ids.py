@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
-from mcpeek.rules.ids import UsedIds
+from mcpeek.rules.families.ids import UsedIds
 from tests.rules.test_envelope import (
     family,
     found,

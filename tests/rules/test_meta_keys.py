@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mcpeek.inspector.testing.records import RecordBuilder
-from mcpeek.rules.meta_keys import key_problem
+from mcpeek.rules.families.meta_keys import key_problem
 from tests.rules.test_meta import EXAMPLES, found, legacy
 from tests.rules.test_results import SERVER_META, answer, discovered
 

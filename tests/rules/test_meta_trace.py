@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mcpeek.rules.meta_trace import baggage_problem, traceparent_problem, tracestate_problem
+from mcpeek.rules.families.meta_trace import (
+    baggage_problem,
+    traceparent_problem,
+    tracestate_problem,
+)
 from tests.rules.test_meta import found, legacy
 from tests.rules.test_results import answer, discovered
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpeek.inspector.testing.records import RecordBuilder
-from mcpeek.rules.tool_schemas import (
+from mcpeek.rules.families.tool_schemas import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
     risky_regex,

@@ -14,8 +14,8 @@ import pytest
 from mcpeek.inspector.records import AnyRecord
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.engine import Reported
+from mcpeek.rules.families.tools import header_annotations
 from mcpeek.rules.testing import lint_records
-from mcpeek.rules.tools import header_annotations
 
 PREFIXES = ("cache.", "tools.", "resources.")
 CRASHED = tuple(f"rule {p}" for p in PREFIXES)

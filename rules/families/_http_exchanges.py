@@ -1,0 +1,274 @@
+"""Following Streamable HTTP exchanges: the machinery under every ``http.*`` rule.
+
+An *exchange* is one HTTP request and its response. The capture records it
+as ``http`` records (``request``, ``response``, ``end``; headers in order)
+with an exchange id ``x``, and the JSON-RPC messages it carried as ``msg``
+records whose ``ch`` is that id. The Analyzer holds a POST body back until
+the response headers arrive, so when a rule sees the client's message it
+already knows the status and the response headers. :class:`HttpRule` keeps
+an :class:`Exchange` from its ``request`` to its ``end`` (at most
+:data:`MAX_EXCHANGES` open) and hands it to the hooks a rule overrides.
+
+Era gating. The engine gates a rule's hooks on the conversation's era, but an
+``http`` record reaches ``on_record`` with no conversation (its session is
+known only from the response), so a rule declaring ``era = "modern"`` would
+never see one. The HTTP rules therefore declare ``era = None`` to the engine
+and gate themselves on ``catalog_era`` (the era RULES.md gives them): on the
+message's era in ``on_message`` (which honours ``--spec``), and on the era
+last seen for the exchange's conversation (:meth:`HttpRule.era_of`) in
+``on_record``.
+
+HTTP+SSE. Traffic of the deprecated HTTP+SSE transport (2024-11-05: a
+request POST answered ``202``, the response arriving on a GET stream) is not
+judged by the Streamable HTTP rules: once seen, :attr:`HttpRule.old_sse`
+stays set.
+
+Cost. Every HTTP rule follows the exchanges itself (the engine instantiates
+each rule alone and gives it no place shared with the others), so an
+exchange parses its header lists lazily, on a rule's first look, and the
+bounded memories are refreshed only when they change.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC, Era, Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules.families._messages import shown
+
+STREAMABLE = f"{MODERN_SPEC}/basic/transports/streamable-http"
+LEGACY_TRANSPORTS = f"{LEGACY_SPEC}/basic/transports"
+MAX_EXCHANGES = 1024
+MCP = "io.modelcontextprotocol/"
+JSON = "application/json"
+SSE = "text/event-stream"
+ORIGIN = "http:origin"
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
+    """Headers by lower-cased name; repeated fields joined with ``", "`` (RFC 9110)."""
+    out: dict[str, str] = {}
+    for name, value in pairs or ():
+        key = name if name.islower() else name.lower()  # recorded names are lower-case
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def media_type(value: str) -> str:
+    """``text/event-stream`` of ``Text/Event-Stream; charset=utf-8``."""
+    return value.split(";", 1)[0].strip().lower()
+
+
+def described(name: str, value: str | None, limit: int) -> str:
+    """``no Accept header`` or ``Accept "…"``, for a finding's message."""
+    return f"no {name} header" if value is None else f"{name} {shown(value, limit)}"
+
+
+def post_without(ctx: MessageContext, header: str) -> str:
+    """``POST carrying tools/call (id 3) has no Mcp-Method header``."""
+    return f"POST carrying {what(ctx)} has no {header} header"
+
+
+def what(ctx: MessageContext) -> str:
+    """``tools/call (id 3)``, ``notifications/initialized``, ``a response (id 3)``."""
+    ident = shown(ctx.entry.id, 40)
+    if ctx.kind == "request":
+        return f"{ctx.method} (id {ident})"
+    if ctx.kind == "notification":
+        return str(ctx.method)
+    if ctx.is_response:
+        return f"the response to {ctx.method} (id {ident})" if ctx.method else "a response"
+    return "an invalid message"
+
+
+def refresh(memory: Lru[K, V], key: K, value: V) -> None:
+    """``memory.put(key, value)``, skipped when that is already the newest entry."""
+    if memory and next(reversed(memory)) == key and memory[key] == value:
+        return
+    memory.put(key, value)
+
+
+class Exchange:
+    """What a rule remembers of one HTTP exchange while it is open."""
+
+    __slots__ = (
+        "_headers",
+        "_request_pairs",
+        "_resp_headers",
+        "_response_pairs",
+        "c2s",
+        "conversation",
+        "era",
+        "has_request",
+        "judged",
+        "method",
+        "path",
+        "resp_seq",
+        "s2c",
+        "seq",
+        "status",
+        "with_body",
+        "x",
+    )
+
+    def __init__(self, record: Http) -> None:
+        self.x = record.x
+        self.seq = record.seq
+        self.method = (record.method or "").upper()
+        self.path = record.path
+        self._request_pairs = record.headers
+        self._headers: dict[str, str] | None = None
+        self._response_pairs: list[tuple[str, str]] | None = None
+        self._resp_headers: dict[str, str] | None = None
+        self.resp_seq: int | None = None
+        self.status: int | None = None
+        self.with_body = False  # a non-JSON-RPC body was recorded
+        self.s2c = 0  # JSON-RPC messages the server sent on this exchange
+        self.c2s: list[int] = []  # client notifications/responses (seq), for the status rule
+        self.has_request = False
+        self.conversation: str | None = None
+        self.era: str | None = None
+        self.judged = False
+
+    def respond(self, record: Http) -> None:
+        """The response's status and headers arrived."""
+        self.resp_seq = record.seq
+        self.status = record.status
+        self._response_pairs = record.headers
+        self._resp_headers = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The request headers by lower-cased name (parsed on first use)."""
+        if self._headers is None:
+            self._headers = header_map(self._request_pairs)
+        return self._headers
+
+    @property
+    def resp_headers(self) -> dict[str, str]:
+        """The response headers by lower-cased name (``{}`` before the response)."""
+        if self._resp_headers is None:
+            self._resp_headers = header_map(self._response_pairs)
+        return self._resp_headers
+
+    @property
+    def session_key(self) -> str:
+        """The conversation key the Analyzer gives this exchange."""
+        session = self.headers.get("mcp-session-id") or self.resp_headers.get("mcp-session-id")
+        return f"http:session:{session}" if session is not None else ORIGIN
+
+    @property
+    def content_type(self) -> str | None:
+        value = self.resp_headers.get("content-type")
+        return media_type(value) if value is not None else None
+
+    @property
+    def success(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+def _has_body(record: Http) -> bool:
+    return bool(record.body) or bool(record.body_b64)
+
+
+class HttpRule(Rule):
+    """Base of the Streamable HTTP rules: follows the exchanges, gates on ``catalog_era``."""
+
+    #: the era RULES.md gives the rule (the engine cannot gate ``http`` records: see above)
+    catalog_era: ClassVar[Era | None] = None
+    transport = "http"
+    record_types = frozenset({Http})
+
+    def __init__(self) -> None:
+        self.exchanges: Lru[str, Exchange] = Lru(MAX_EXCHANGES)
+        self.eras: Lru[str, str | None] = Lru(MAX_CONVERSATIONS)
+        self.endpoints: Lru[str, None] = Lru(16)  # paths that carried JSON-RPC POSTs
+        self.old_sse = False  # HTTP+SSE (2024-11-05) traffic seen: not Streamable HTTP
+
+    # -- following the exchanges -------------------------------------------------------
+    def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
+        if isinstance(record, Http):
+            if record.phase == "request":
+                opened = Exchange(record)
+                self.exchanges.put(record.x, opened)
+                return self.on_http_request(opened)
+            exchange = self.exchanges.get(record.x)
+            if exchange is None:
+                return None
+            exchange.with_body = exchange.with_body or _has_body(record)
+            if record.phase == "response":
+                exchange.respond(record)
+                return self.on_http_response(exchange)
+            if record.phase == "end":
+                del self.exchanges[record.x]
+                return self.on_http_end(exchange)
+        elif isinstance(record, Msg) and record.dir == "s2c" and record.ch != "stdio":
+            # Only rules whose ``record_types`` include Msg get here (notification-status).
+            found = self.exchanges.get(record.ch)
+            if found is not None:
+                found.s2c += 1
+        return None
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        exchange = self.exchanges.get(ctx.entry.ch)
+        if exchange is None:
+            return None
+        refresh(self.eras, ctx.conversation.key, ctx.era)
+        if ctx.entry.dir == "c2s":
+            exchange.conversation = ctx.conversation.key
+            exchange.era = ctx.era
+            if ctx.kind == "request":
+                exchange.has_request = True
+                if exchange.status == 202 and exchange.s2c == 0:
+                    self.old_sse = True  # the answer will come on another stream
+            self.note_endpoint(exchange)
+        if self.old_sse or (ctx.version is not None and ctx.version < "2025-03-26"):
+            return None
+        if self.catalog_era is not None and ctx.era != self.catalog_era:
+            return None
+        return self.judge(ctx, exchange)
+
+    def note_endpoint(self, exchange: Exchange) -> None:
+        """A client message came on this exchange: a POST's path is the MCP endpoint."""
+        if exchange.method == "POST" and exchange.path is not None:
+            refresh(self.endpoints, exchange.path, None)
+
+    def era_of(self, exchange: Exchange) -> str | None:
+        """The era last seen in the exchange's conversation (for ``on_record`` judgments)."""
+        if exchange.era is not None:
+            return exchange.era
+        key = exchange.session_key
+        return self.eras.get(key) if key in self.eras else self.eras.get(ORIGIN)
+
+    # -- what subclasses override -----------------------------------------------------
+    def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
+        return None
+
+    def on_http_request(self, exchange: Exchange) -> Findings:
+        return None
+
+    def on_http_response(self, exchange: Exchange) -> Findings:
+        return None
+
+    def on_http_end(self, exchange: Exchange) -> Findings:
+        return None
+
+    # -- helpers for the rules ----------------------------------------------------------
+    def first_post(self, ctx: MessageContext, exchange: Exchange) -> bool:
+        """The first client message of a POST (a 2025-03-26 batch is judged once)."""
+        if ctx.entry.dir != "c2s" or exchange.method != "POST" or exchange.judged:
+            return False
+        exchange.judged = True
+        return True
+
+    @staticmethod
+    def on_post(ctx: MessageContext, exchange: Exchange, message: str) -> list[Finding]:
+        """A finding on the client's message, after the POST that carried it."""
+        return [ctx.finding(message, also=[exchange.seq])]

@@ -1,0 +1,206 @@
+"""What a modern server's answers show, for the results, mrtr and meta rules.
+
+A modern client talking to a legacy server is a documented outcome, not a
+server bug: such a server may answer the client's modern request under its own
+rules, without ``resultType``. So the checks on what a *modern server* must put
+in every result wait until the server has shown that it is modern
+(:class:`ServerSigns`); what they found before that is held, a bounded few,
+and reported then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import msgspec
+
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Msg
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._bounded import HeldFindings
+
+MCP = "io.modelcontextprotocol/"
+SERVER_INFO = MCP + "serverInfo"
+CLIENT_CAPABILITIES = MCP + "clientCapabilities"
+MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
+MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
+PENDING_LIMIT = 64
+RESPONSES = frozenset({"result", "error"})
+
+
+def may_hold(record: Msg, word: str) -> bool:
+    """Whether a message's text may hold the JSON string ``word`` (as a member name or
+    a value), so that only a decode can tell; ``False`` is certain, and costs no decode.
+
+    In JSON text a string appears with its characters as they are, or escaped; a
+    letter, digit, ``_``, ``-`` or ``.`` can only be escaped as ``\\uXXXX`` (``/``
+    also as ``\\/``, so ``word`` must not hold one; it may be wrapped in the quotes
+    that delimit a string). Text without ``word`` and without ``\\u`` cannot hold
+    it. A message known only by its Base64 bytes may.
+    """
+    raw = record.raw
+    if raw is None:
+        return record.raw_b64 is not None
+    return word in raw or "\\u" in raw
+
+
+def unread(ctx: MessageContext, member: str) -> bool:
+    """Whether no rule has read the lazy ``member`` of this message yet: once one has,
+    reading it again costs less than a look at the text."""
+    return member not in ctx.__dict__
+
+
+def request_meta(ctx: MessageContext) -> dict[str, Any] | None:
+    """``params._meta`` of the request a response answers (``None`` if absent or not an
+    object); read-only, shared by every rule that asks."""
+    params = ctx.request_params
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta if isinstance(meta, dict) else None
+
+
+def request_cursor(ctx: MessageContext) -> Any:
+    """The ``cursor`` param of the request a response answers (``None`` if absent);
+    decoded only when the request's text may hold one."""
+    request = ctx.request
+    if request is not None and not may_hold(request.record, '"cursor"'):
+        return None  # a first page (or forgotten bytes): no cursor
+    params = ctx.request_params
+    return params.get("cursor") if isinstance(params, dict) else None
+
+
+def shorten(value: Any, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else msgspec.json.encode(value).decode()
+    text = repr(text) if isinstance(value, str) else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shows_modern(ctx: MessageContext) -> bool:
+    """Does this server response show that the server speaks the modern revision?"""
+    if ctx.conversation.declared.supported_versions is not None:
+        return True  # it answered server/discover
+    if ctx.kind == "error":
+        error = ctx.error
+        code = error.get("code") if isinstance(error, dict) else None
+        return type(code) is int and code in MODERN_ERROR_CODES
+    if ctx.flow.method in MODERN_ONLY_METHODS:
+        return True
+    result = ctx.result
+    if not isinstance(result, dict):
+        return False
+    if "resultType" in result or "cacheScope" in result or "ttlMs" in result:
+        return True
+    meta = result.get("_meta")
+    return isinstance(meta, dict) and SERVER_INFO in meta
+
+
+class ServerSigns:
+    """Per conversation: has the server shown that it is modern? Holds findings until it has."""
+
+    def __init__(self) -> None:
+        self.held = HeldFindings(PENDING_LIMIT, keep_latest=True)
+
+    def report(self, ctx: MessageContext, finding: Finding | None) -> list[Finding]:
+        """Observe a server response; what to report now (held findings released first)."""
+        key = ctx.conversation.key
+        if not self.held.proven(key) and shows_modern(ctx):
+            released = self.held.prove(key)
+            return [*released, finding] if finding is not None else released
+        if finding is None:
+            return []
+        if self.held.proven(key):
+            return [finding]
+        self.held.hold(key, finding)
+        return []
+
+    def forget(self, key: str) -> None:
+        self.held.forget(key)
+
+
+class ModernServerRule(Rule):
+    """Base: a check on a modern server's results, held until the server shows it is modern."""
+
+    era = "modern"
+    kinds = RESPONSES
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c", "error": "s2c"}
+    #: The check finds nothing on a result the conformance gate accepted.
+    silent_when_conformant: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.signs = ServerSigns()
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        if (
+            ctx.conformant
+            and self.silent_when_conformant
+            and self.signs.held.proven(ctx.conversation.key)
+        ):
+            return None  # nothing to find, nothing held to release
+        if not server_response(ctx):
+            return None
+        finding = self.check(ctx) if ctx.kind == "result" else None
+        return self.signs.report(ctx, finding)
+
+    def check(self, ctx: MessageContext) -> Finding | None:
+        raise NotImplementedError
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        self.signs.forget(conversation.key)
+        return None
+
+
+def server_response(ctx: MessageContext) -> bool:
+    """A server's answer to a client request (not an orphan, nor a duplicate answer)."""
+    if ctx.entry.dir != "s2c" or ctx.flow.sender != "c2s" or ctx.flow.orphan is not None:
+        return False
+    attempt = ctx.attempt
+    return attempt is not None and attempt.response is ctx.entry
+
+
+def describe(ctx: MessageContext) -> str:
+    """``tools/call (id 4)``: the request a response answers."""
+    return f"{ctx.method or '?'} (id {shorten(ctx.entry.id)})"
+
+
+class MetaMemberPeek:
+    """Reads just ``params._meta[key]`` of a message's text; everything else is skipped,
+    not built (several times cheaper than decoding the params)."""
+
+    def __init__(self, key: str) -> None:
+        meta = msgspec.defstruct(
+            "MetaPeek", [("value", Any, msgspec.field(default=None, name=key))], gc=False
+        )
+        params = msgspec.defstruct(
+            "ParamsPeek", [("meta", meta | None, msgspec.field(default=None, name="_meta"))]
+        )
+        message = msgspec.defstruct("MessagePeek", [("params", params | None, None)])
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(message)
+
+    def read(self, raw: str) -> Any:
+        """The member's value (``None`` when absent); :data:`UNREADABLE` when the text
+        cannot be read this way (params or ``_meta`` not an object…)."""
+        try:
+            params = self._decoder.decode(raw).params
+        except (msgspec.MsgspecError, UnicodeError, RecursionError):
+            return UNREADABLE
+        meta = params.meta if params is not None else None
+        return meta.value if meta is not None else None
+
+
+UNREADABLE: Any = object()
+_CAPABILITIES = MetaMemberPeek(CLIENT_CAPABILITIES)
+
+
+def request_capabilities(ctx: MessageContext) -> Any:
+    """The ``clientCapabilities`` of the request this response answers (``None`` if absent)."""
+    request = ctx.request
+    raw = request.record.raw if request is not None else None
+    if raw is not None and raw[:1] == "{" and unread(ctx, "request_params"):
+        # One object (not a batch) whose params nobody decoded for this response:
+        # peek the one member. What the peek cannot read is left to the params below.
+        capabilities = _CAPABILITIES.read(raw)
+        if capabilities is not UNREADABLE:
+            return capabilities
+    meta = request_meta(ctx)
+    return meta.get(CLIENT_CAPABILITIES) if meta is not None else None

@@ -1,0 +1,255 @@
+"""JSON-RPC ids: never null (but for an unreadable request), a string or an integer, not reused.
+
+The rules that keep state keep small keys per conversation and drop them
+when the conversation ends.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from mcpeek.inspector.analysis import Attempt, Conversation, Flow
+from mcpeek.inspector.analysis.analyzer import ORIGIN
+from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.rules.base import Finding, Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._bounded import UsedIds
+from mcpeek.rules.families.envelope import BASIC, OTHER_SIDE, SIDE, is_valid_id, show
+
+# -- ids --------------------------------------------------------------------------------
+#: How many unreadable messages (``id.null`` credits) are remembered per side.
+CREDIT_LIMIT = 1024
+
+
+class IdNull(Rule):
+    """A null id: never on a request or a result; on an error only for an unreadable request.
+
+    JSON-RPC answers a message whose id could not be read with an error whose
+    id is null, and MCP keeps that exception ("except in error cases where
+    the ID could not be read due a malformed request"). An observer cannot
+    see the receiver's parse, so every message of the other side whose id
+    could not be read (not JSON, not an object, no shape, an id of the wrong
+    type, a batch) grants one such error; an error with a null id without one
+    is reported. State: one small counter per conversation and side.
+    """
+
+    id = "id.null"
+    gated = frozenset({"request", "result", "error"})
+    severity = "error"
+    summary = "`id` is null on a request or on a response whose request id was readable"
+    spec = f"{BASIC}#requests"
+    kinds = frozenset({"request", "result", "error", "invalid"})
+
+    def __init__(self) -> None:
+        self._credits: dict[tuple[str, str], int] = {}
+        self._batch_seq = -1
+
+    def _grant(self, ctx: MessageContext) -> None:
+        key = (ctx.conversation.key, ctx.entry.dir)
+        self._credits[key] = min(self._credits.get(key, 0) + 1, CREDIT_LIMIT)
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        entry = ctx.entry
+        kind = entry.kind
+        # The common case first: a request or response with a valid id, not in a batch.
+        # A message whose text opens with "{" is no batch (no lazy ``ctx.batch`` then).
+        raw = entry.record.raw
+        if kind != "invalid" and raw is not None and raw[:1] == "{":
+            msg_id = entry.id
+            if type(msg_id) is str or type(msg_id) is int:
+                return None
+        elif entry.seq != self._batch_seq and ctx.batch:
+            self._batch_seq = entry.seq
+            self._grant(ctx)  # a batch may be rejected whole, with one null-id error
+        if kind == "invalid":
+            self._grant(ctx)
+            return None
+        if kind == "request":
+            if not is_valid_id(entry.id):
+                self._grant(ctx)
+            if entry.id is None:
+                return [ctx.finding("request has a null id (MCP ids MUST NOT be null)")]
+            return None
+        if entry.id is not None:
+            return None
+        if kind == "result":
+            return [ctx.finding("result has a null id (MCP ids MUST NOT be null)")]
+        other = "c2s" if entry.dir == "s2c" else "s2c"
+        key = (ctx.conversation.key, other)
+        credits = self._credits.get(key, 0)
+        if credits:
+            self._credits[key] = credits - 1
+            return None
+        return [
+            ctx.finding(
+                f"error has a null id, but no message from the {OTHER_SIDE[entry.dir]} "
+                "had an unreadable id"
+            )
+        ]
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        for side in ("c2s", "s2c"):
+            self._credits.pop((conversation.key, side), None)
+        return None
+
+
+class IdType(Rule):
+    id = "id.type"
+    gated = frozenset({"request"})
+    severity = "error"
+    summary = "`id` is neither a string nor an integer (float, bool, object…)"
+    spec = f"{BASIC}#requests"
+    kinds = frozenset({"request"})
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        value = ctx.entry.id
+        if value is None or is_valid_id(value):  # null is id.null's
+            return None
+        kind = {
+            bool: "a boolean",
+            float: "a number with a fraction or exponent",
+            dict: "an object",
+            list: "an array",
+        }.get(type(value), type(value).__name__)
+        return [ctx.finding(f"request id {show(value)} is {kind}, must be a string or an integer")]
+
+
+#: Per conversation and sender, at most this many requests are tracked as in
+#: flight by ``id.reused`` (the oldest are forgotten first).
+IN_FLIGHT_LIMIT = 4096
+
+
+class _SenderIds:
+    __slots__ = ("in_flight", "used")
+
+    def __init__(self) -> None:
+        # id key → the request's flow and attempt, while it may be unanswered
+        self.in_flight: OrderedDict[Any, tuple[Flow, Attempt]] = OrderedDict()
+        self.used = UsedIds()
+
+
+class IdReused(Rule):
+    """A request id the same sender still has in flight (both eras), or, in the legacy
+    era, one it already used in the session.
+
+    Cost: the requests each sender has in flight (answered ones are dropped
+    when their response arrives, cancelled ones when their flow ends; ones
+    never answered stay, up to :data:`IN_FLIGHT_LIMIT`), plus the compact
+    :class:`UsedIds` of every id sent since the last ``initialize``. Modern
+    HTTP traffic without a session mixes every client of an origin in one
+    conversation, so two clients may rightly use the same id there: it is
+    not checked.
+    """
+
+    id = "id.reused"
+    severity = "error"
+    summary = "a request id the same sender still has unanswered (legacy: any id used before)"
+    spec = f"{BASIC}#requests"
+    kinds = frozenset({"request", "result", "error"})
+
+    def __init__(self) -> None:
+        self._state: dict[tuple[str, str], _SenderIds] = {}
+
+    def _sender(self, conversation: Conversation, direction: str) -> _SenderIds:
+        key = (conversation.key, direction)
+        state = self._state.get(key)
+        if state is None:
+            state = self._state[key] = _SenderIds()
+        return state
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        entry = ctx.entry
+        conversation = ctx.conversation
+        if conversation.key == ORIGIN:
+            return None
+        if entry.kind != "request":
+            self._answered(ctx)
+            return None
+        key = _key(entry.id)
+        sender = self._state.get((conversation.key, entry.dir)) or self._sender(
+            conversation, entry.dir
+        )
+        if entry.dir == "c2s" and entry.method == "initialize":
+            # A new legacy session begins: what went before (a server/discover
+            # probe of a dual-era client) is not "within the same session".
+            for direction in ("c2s", "s2c"):
+                self._sender(conversation, direction).used = UsedIds()
+        findings: list[Finding] | None = None
+        in_flight = sender.in_flight
+        earlier = in_flight.get(key)
+        # A request's attempt is the one correlation just appended (what ctx.attempt
+        # finds, without the lazy lookup).
+        attempts = ctx.flow.attempts
+        attempt = attempts[-1] if attempts and attempts[-1].request is entry else ctx.attempt
+        if earlier is not None and earlier[1] is not attempt and _still_in_flight(*earlier):
+            flow, first = earlier
+            if not (entry.method == "initialize" and flow.method == "server/discover"):
+                findings = [
+                    ctx.finding(
+                        f"request id {show(entry.id)} is still in flight from the "
+                        f"{SIDE.get(entry.dir, entry.dir)} "
+                        f"({flow.method} at seq {first.request.seq})",
+                        also=[first.request.seq],
+                    )
+                ]
+        elif ctx.era == "legacy" and key in sender.used:
+            findings = [
+                ctx.finding(
+                    f"request id {show(entry.id)} was already used by the "
+                    f"{SIDE.get(entry.dir, entry.dir)} in this session"
+                )
+            ]
+        if attempt is not None:
+            if earlier is not None:
+                in_flight.move_to_end(key)  # a new key goes in last anyway
+            in_flight[key] = (ctx.flow, attempt)
+            if len(in_flight) > IN_FLIGHT_LIMIT:
+                in_flight.popitem(last=False)
+        sender.used.add(key)
+        return findings
+
+    def _answered(self, ctx: MessageContext) -> None:
+        entry = ctx.entry
+        # A response answers a request of the other side with the same id key, and
+        # correlation put it in that request's attempt (as its response, or a second
+        # one): that is the attempt ctx.attempt would find, without the lazy lookup.
+        state = self._state.get((ctx.conversation.key, "c2s" if entry.dir == "s2c" else "s2c"))
+        if state is None:
+            return
+        key = _key(entry.id)
+        earlier = state.in_flight.get(key)
+        if earlier is None:
+            return
+        attempt = earlier[1]
+        if attempt.response is entry or entry in attempt.duplicates:
+            del state.in_flight[key]
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
+        if flow.status != "cancelled":
+            return None
+        state = self._state.get((conversation.key, flow.sender))
+        if state is None:
+            return None
+        for attempt in flow.attempts:
+            key = id_key(attempt.request.id)
+            earlier = state.in_flight.get(key)
+            if earlier is not None and earlier[1] is attempt:
+                del state.in_flight[key]
+        return None
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        for direction in ("c2s", "s2c"):
+            self._state.pop((conversation.key, direction), None)
+        return None
+
+
+def _key(msg_id: Any) -> Any:
+    """:func:`id_key`, with its common cases (a string, an integer) inline."""
+    kind = type(msg_id)
+    return msg_id if kind is str or kind is int else id_key(msg_id)
+
+
+def _still_in_flight(flow: Flow, attempt: Attempt) -> bool:
+    """Not answered and not cancelled (a timed-out request is still unanswered)."""
+    return attempt.response is None and flow.cancel is None
