@@ -26,6 +26,7 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {
     "complete": "green",
     "error": "red",
+    "tool-error": "dark_orange",
     "cancelled": "magenta",
     "unanswered": "bold red",
     "pending": "yellow",

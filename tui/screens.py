@@ -115,6 +115,8 @@ def summary_view(model: SessionModel) -> RenderableType:
         head.add_row(
             Text(key, "bold"), Text(" ".join(value) if isinstance(value, list) else str(value))
         )
+    if summary["tool_errors"]:
+        head.add_row(Text("tool errors", "bold dark_orange"), str(summary["tool_errors"]))
     head.add_row(Text("violations", "bold"), str(summary["violations"]))
     head.add_row(Text("state", "bold"), "ended" if model.ended else "live or cut short")
     parts.append(head)

@@ -267,7 +267,10 @@ class Conversation:
                 flow.status = "input_required"
                 self.awaiting_retry.append(flow)
                 return
-            flow.status = "complete"
+            # A tool that failed answers with a result, not a JSON-RPC error:
+            # told apart so that it does not pass for a success.
+            failed_tool = method == "tools/call" and result.is_error is True
+            flow.status = "tool-error" if failed_tool else "complete"
         self._end(flow)
 
     def _retire(self, key: tuple[Any, ...], flow: Flow, attempt: Attempt) -> None:

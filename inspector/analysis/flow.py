@@ -13,9 +13,11 @@ to no request are flows of their own (status ``notification``), and so are
 responses that match no request (status ``orphan``).
 
 Statuses: ``pending`` (in flight), ``input_required`` (waiting for the
-retry), ``complete``, ``error``, ``cancelled``, ``unanswered`` (no response
-by the end or the timeout), ``closed`` (a ``subscriptions/listen`` stream
-still open when the connection ended), ``orphan`` and ``notification``.
+retry), ``complete``, ``error`` (a JSON-RPC error), ``tool-error`` (a
+``tools/call`` result with ``isError: true``: the tool failed),
+``cancelled``, ``unanswered`` (no response by the end or the timeout),
+``closed`` (a ``subscriptions/listen`` stream still open when the connection
+ended), ``orphan`` and ``notification``.
 """
 
 from __future__ import annotations

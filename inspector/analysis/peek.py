@@ -64,6 +64,8 @@ class ResultPeek(msgspec.Struct, gc=False):
     # tools/list
     tools: Any = UNSET
     next_cursor: Any = msgspec.field(default=UNSET, name="nextCursor")
+    # tools/call: a tool that failed still answers with a result
+    is_error: Any = msgspec.field(default=UNSET, name="isError")
 
 
 class ErrorPeek(msgspec.Struct, gc=False):

@@ -31,6 +31,7 @@ STATUSES = (
     "input_required",
     "complete",
     "error",
+    "tool-error",
     "cancelled",
     "unanswered",
     "closed",

@@ -235,6 +235,8 @@ class SessionModel(AnalysisListener):
             "records": self.records,
             "messages": self.messages,
             "flows": len(self.items),
+            # a failed tool answers with a result: counted apart, like an HTTP 4xx/5xx
+            "tool_errors": sum(item.flow.status == "tool-error" for item in self.items),
             "violations": len(self.findings),
             "ended": self.ended,
             "conversations": [],
