@@ -54,7 +54,7 @@ class Rule:
     era: ClassVar[Era | None] = None
     summary: ClassVar[str] = ""
     spec: ClassVar[str] = ""
-    #: The era RULES.md gives a rule that gates itself (``era`` None) because the
+    #: The era docs/rules.md gives a rule that gates itself (``era`` None) because the
     #: engine's gating comes too late or too early for it (e.g. it judges the very
     #: ``initialize`` that switches the era, or HTTP records before their session).
     catalog_era: ClassVar[Era | None] = None

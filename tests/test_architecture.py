@@ -1,4 +1,4 @@
-"""The dependency direction of DESIGN.md, checked in a fresh interpreter."""
+"""The dependency direction of docs/architecture.md, checked in a fresh interpreter."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a conversation declares: its era, protocol version, identities, capabilities, tools.
 
-The era is read from the traffic (RULES.md): a request whose ``_meta``
+The era is read from the traffic (docs/rules.md): a request whose ``_meta``
 carries ``io.modelcontextprotocol/protocolVersion`` ≥ 2026-07-28, or a
 ``server/discover`` answered with a result or a recognised modern error,
 makes it **modern**; an ``initialize`` makes it **legacy**, with the version

@@ -1,6 +1,6 @@
 """``mcpeek``: parse the command line and dispatch to a registered subcommand.
 
-Exit codes (DESIGN.md): 0 ok, 1 findings or the wrapped server's own failure,
+Exit codes (docs/architecture.md): 0 ok, 1 findings or the wrapped server's own failure,
 2 usage error or unreadable input. Bad input never ends in a traceback.
 """
 

@@ -155,7 +155,7 @@ class SessionModel(AnalysisListener):
         with self._lock:
             self.findings.append(finding)
             self._findings_changed = True
-            # ``msgs`` lists the offending message last (CAPTURE-FORMAT.md)
+            # ``msgs`` lists the offending message last (docs/capture-format.md)
             row = self.row_of_seq(finding.msgs[-1]) if finding.msgs else None
             if row is None:
                 self._orphan_findings.append(finding)

@@ -13,7 +13,7 @@ Era gating. The engine gates a rule's hooks on the conversation's era, but an
 ``http`` record reaches ``on_record`` with no conversation (its session is
 known only from the response), so a rule declaring ``era = "modern"`` would
 never see one. The HTTP rules therefore declare ``era = None`` to the engine
-and gate themselves on ``catalog_era`` (the era RULES.md gives them): on the
+and gate themselves on ``catalog_era`` (the era docs/rules.md gives them): on the
 message's era in ``on_message`` (which honours ``--spec``), and on the era
 last seen for the exchange's conversation (:meth:`HttpRule.era_of`) in
 ``on_record``.
@@ -181,7 +181,7 @@ def _has_body(record: Http) -> bool:
 class HttpRule(Rule):
     """Base of the Streamable HTTP rules: follows the exchanges, gates on ``catalog_era``."""
 
-    #: the era RULES.md gives the rule (the engine cannot gate ``http`` records: see above)
+    #: the era docs/rules.md gives the rule (the engine cannot gate ``http`` records: see above)
     catalog_era: ClassVar[Era | None] = None
     transport = "http"
     record_types = frozenset({Http})

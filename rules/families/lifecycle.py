@@ -202,7 +202,7 @@ class LifecycleVersionMismatch(Rule):
     id = "lifecycle.version-mismatch"
     severity = "error"
     era = None  # legacy only, decided per message (see the class docstring)
-    #: the era RULES.md gives the rule (the engine cannot gate it: see the docstring)
+    #: the era docs/rules.md gives the rule (the engine cannot gate it: see the docstring)
     catalog_era: ClassVar[Era] = "legacy"
     summary = "the `initialize` versions do not agree with what either side offered"
     spec = f"{LIFECYCLE}#version-negotiation"

@@ -194,7 +194,7 @@ class VersionRemovedMethod(Rule):
     gated = frozenset({"request", "notification"})
     severity = "error"
     era = None  # see the class docstring: modern only, decided per message
-    #: the era RULES.md gives the rule (the engine cannot gate it: see the docstring)
+    #: the era docs/rules.md gives the rule (the engine cannot gate it: see the docstring)
     catalog_era: ClassVar[Era] = "modern"
     summary = "a method the modern spec removed (`initialize`, `ping`, `logging/setLevel`…)"
     spec = f"{MODERN_SPEC}/changelog#major-changes"

@@ -2,7 +2,7 @@
 
 It answers a modern client (``raw_client.py``, or any client that sends
 ``server/discover``, ``tools/list`` and ``tools/call`` for ``add``, ``count``
-and ``get_weather``) and breaks a few rules of the catalog (RULES.md) along the
+and ``get_weather``) and breaks a few rules of the catalog (docs/rules.md) along the
 way, each once and always at the same point of the conversation:
 
 =========================  =======================================================

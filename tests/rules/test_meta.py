@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ from mcpeek.inspector.records import AnyRecord
 from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from mcpeek.rules.engine import Reported
 from mcpeek.rules.testing import lint_records
+from tests.conftest import VENDORED_SPEC
 from tests.rules.test_results import (
     answer,
     bare,
@@ -24,7 +24,7 @@ PV = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 INFO = "io.modelcontextprotocol/clientInfo"
 LEVEL = "io.modelcontextprotocol/logLevel"
-EXAMPLES = Path("/work/shared/spec/2026-07-28/examples")
+EXAMPLES = VENDORED_SPEC / "2026-07-28" / "examples"
 
 
 def found(records: list[AnyRecord], rule: str) -> list[Reported]:

@@ -50,17 +50,17 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from mcpeek.rules.models import spec_for
+from tests.conftest import VENDORED_SPEC
 
-REPO = Path(__file__).resolve().parents[2]
-SPEC_ROOT = REPO.parent / "shared" / "spec"
+SPEC_ROOT = VENDORED_SPEC
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 
 
 def spec_dir() -> Path:
     if not (SPEC_ROOT / MODERN / "schema.json").is_file():
         pytest.fail(
-            f"the official MCP schemas are not at {SPEC_ROOT} (expected <repo>/../shared/spec/"
-            "<version>/schema.json beside the checkout); the differential test needs them",
+            f"the official MCP schemas are not at {SPEC_ROOT} (tests/vendor/spec/<version>/"
+            "schema.json in the repository); the differential test needs them",
             pytrace=False,
         )
     return SPEC_ROOT

@@ -6,20 +6,18 @@ The tool schema rules are tested in test_tool_schemas.py (with these helpers).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from mcpeek.inspector.records import AnyRecord
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.engine import Reported
 from mcpeek.rules.families.tools import header_annotations
 from mcpeek.rules.testing import lint_records
+from tests.conftest import VENDORED_SPEC
 
 PREFIXES = ("cache.", "tools.", "resources.")
 CRASHED = tuple(f"rule {p}" for p in PREFIXES)
-EXAMPLES = Path("/work/shared/spec/2026-07-28/examples")
+EXAMPLES = VENDORED_SPEC / "2026-07-28" / "examples"
 CACHE = {"ttlMs": 60000, "cacheScope": "public"}
 
 
@@ -41,10 +39,7 @@ def shown(violations: list[Reported]) -> str:
 
 
 def example(name: str) -> Any:
-    path = EXAMPLES / name
-    if not path.exists():
-        pytest.skip(f"spec example {name} not available")
-    return json.loads(path.read_text())
+    return json.loads((EXAMPLES / name).read_text())
 
 
 WEATHER: dict[str, Any] = {

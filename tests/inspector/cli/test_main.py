@@ -16,7 +16,7 @@ from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.cli.base import Command
 from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.paths import capture_dir
-from tests.conftest import mcpeek_argv, peer_argv
+from tests.conftest import mcpeek_argv, needs, peer_argv
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,11 +104,11 @@ def test_a_reader_that_stops_early_is_no_error() -> None:
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("argv", [["rules"], ["lint", "--format", "sarif", "VIOLATIONS"]])
 def test_output_that_cannot_be_written_is_a_clear_error(argv: list[str]) -> None:
     """`mcpeek lint … > /dev/full`: lost output is exit 2 with a message, not a traceback
     (nor 1, which a CI job would read as findings)."""
+    needs(Path("/dev/full").exists(), "/dev/full (a Linux device)")
     violations = str(Path(__file__).parents[3] / "captures" / "violations.jsonl")
     argv = [violations if word == "VIOLATIONS" else word for word in argv]
     with open("/dev/full", "w") as full:
