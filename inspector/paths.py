@@ -1,6 +1,8 @@
 """Where captures live when the user does not say (``-w``).
 
-The capture directory is ``$MCPEEK_HOME`` when set, else the platform's user
+The capture directory is a proxy's ``--home DIR`` for that run (an SDK's
+stdio client starts the server with a filtered environment, so
+``$MCPEEK_HOME`` may never reach it), else ``$MCPEEK_HOME`` when set, else the platform's user
 state directory (``$XDG_STATE_HOME/mcpeek/captures``, ``~/.local/state/...`` on
 Linux; ``~/Library/Application Support/mcpeek/captures`` on macOS;
 ``%LOCALAPPDATA%\\mcpeek\\captures`` on Windows). ``mcpeek view`` without files
@@ -30,7 +32,11 @@ def capture_dir(environ: Mapping[str, str] | None = None) -> Path:
     return base / "mcpeek" / "captures"
 
 
-def default_capture_path(environ: Mapping[str, str] | None = None) -> Path:
-    """A fresh file name in the capture directory: ``YYYYmmdd-HHMMSS-<pid>.jsonl`` (UTC)."""
+def default_capture_path(
+    environ: Mapping[str, str] | None = None, home: Path | None = None
+) -> Path:
+    """A fresh file name in the capture directory (``home`` when given: a proxy's
+    ``--home``), ``YYYYmmdd-HHMMSS-<pid>.jsonl`` (UTC)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return capture_dir(environ) / f"{stamp}-{os.getpid()}.jsonl"
+    directory = home.expanduser() if home is not None else capture_dir(environ)
+    return directory / f"{stamp}-{os.getpid()}.jsonl"

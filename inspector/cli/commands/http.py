@@ -59,6 +59,13 @@ class HttpCommand(Command):
             help="capture file to write (default: a new file in the capture directory)",
         )
         add(
+            "--home",
+            metavar="DIR",
+            type=Path,
+            help="capture directory for this run (default: $MCPEEK_HOME or the user state "
+            "directory; -w wins)",
+        )
+        add(
             "--no-tui",
             action="store_true",
             help="print flows and violations on stderr instead of showing the viewer",
@@ -108,7 +115,7 @@ class HttpCommand(Command):
             )
         upstream = args.upstream
         check_http_url("--upstream", upstream)
-        path = args.write or default_capture_path()
+        path = args.write or default_capture_path(home=args.home)
         try:
             writer = CaptureWriter(
                 path,

@@ -43,6 +43,13 @@ class StdioCommand(Command):
             help="capture file to write (default: a new file in the capture directory)",
         )
         parser.add_argument(
+            "--home",
+            metavar="DIR",
+            type=Path,
+            help="capture directory for this run (default: $MCPEEK_HOME or the user state "
+            "directory; -w wins)",
+        )
+        parser.add_argument(
             "--grace",
             type=float,
             default=3.0,
@@ -86,7 +93,7 @@ class StdioCommand(Command):
         if not math.isfinite(args.grace) or args.grace < 0:
             raise UsageError("--grace must be a number of seconds, 0 or more")
         reserve_standard_fds()
-        path = args.write or default_capture_path()
+        path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
         try:
             writer = CaptureWriter(
