@@ -11,7 +11,8 @@ from typing import Any, TextIO
 
 import msgspec
 
-from mcpeek.inspector.analysis import AnalysisListener, Conversation, Flow
+from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
+from mcpeek.inspector.records import wire_bytes
 
 
 class FlowJson(msgspec.Struct, omit_defaults=False):
@@ -65,9 +66,29 @@ def _ids(flow: Flow) -> str:
     return f"id{'s' if len(ids) > 1 else ''} {shown}"
 
 
+#: Characters of a line that is not JSON-RPC shown in its place: enough to tell a
+#: log line ("Starting server on port…") from a torn message, short enough for a row.
+SHOWN_TEXT = 80
+
+
+def unreadable_text(entry: Entry) -> str:
+    """The start of a message that is not JSON-RPC, quoted, control characters escaped."""
+    record = entry.record
+    # Cut before decoding: a 100 MB line must cost no more than its first characters.
+    if record.raw is not None:
+        text = record.raw[: SHOWN_TEXT + 1]
+    else:
+        text = wire_bytes(record)[: SHOWN_TEXT * 4].decode("utf-8", "replace")
+    shown = text[:SHOWN_TEXT] + ("…" if len(text) > SHOWN_TEXT else "")
+    return msgspec.json.encode(shown.encode("utf-8", "replace").decode()).decode()
+
+
 def flow_text(flow: Flow) -> str:
     arrow = "→" if flow.sender == "c2s" else "←"
-    head = f"{clock(flow.started)}  {arrow} {flow.method or '(no method)'}"
+    what = flow.method or "(no method)"
+    if flow.orphan is not None and flow.orphan.kind == "invalid":
+        what = unreadable_text(flow.orphan)
+    head = f"{clock(flow.started)}  {arrow} {what}"
     if flow.name:
         head += f" {flow.name}"
     parts = [head]

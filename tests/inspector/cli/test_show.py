@@ -136,3 +136,16 @@ def test_a_message_nested_too_deep_is_shown_like_one_not_json(
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
     assert "ping" in lines[1]
+
+
+def test_a_line_that_is_not_json_rpc_is_shown_by_its_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    b = RecordBuilder()
+    b.raw("Starting server on port 8080 " + "." * 500, dir="s2c")
+    b.raw(b"\xff\x1b[31m", dir="s2c")  # not UTF-8, and a terminal escape
+    assert main(["show", str(b.save(tmp_path / "logs.jsonl"))]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert '← "Starting server on port 8080 ...' in first and first.endswith('…"  (orphan)')
+    assert len(first) < 160  # cut, not 500 dots
+    assert "\x1b" not in second and '\\u001b[31m"  (orphan)' in second
