@@ -22,13 +22,30 @@ USAGE_ERROR = 2
 OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 
 
+class SubcommandParser(argparse.ArgumentParser):
+    """A subcommand's parser that reports a word it does not know itself.
+
+    argparse hands a subparser's unknown arguments back to the top-level
+    parser, whose error shows ``usage: mcpeek [-h] [--version] COMMAND``: no
+    help for someone who mistyped an option of ``mcpeek show``.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extra = super().parse_known_args(args, namespace)
+        if extra:
+            self.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed, extra
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcpeek",
         description="A man-in-the-middle inspector for the Model Context Protocol.",
     )
     parser.add_argument("--version", action="version", version=f"mcpeek {__version__}")
-    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=SubcommandParser)
     listed = sorted(Command.registry.items(), key=lambda kv: (kv[1].order, kv[0]))
     for name, cls in listed:
         command = cls()

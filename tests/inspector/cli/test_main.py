@@ -59,6 +59,28 @@ def test_unknown_option_is_a_usage_error() -> None:
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "--bogus", "x.jsonl"],
+        ["show", "x.jsonl", "extra"],
+        ["stdio", "--bogus", "--", "true"],
+        ["lint", "--fail-on", "error", "--bogus", "x.jsonl"],
+        ["http", "--upstream", "http://127.0.0.1:1/mcp", "--bogus"],
+    ],
+)
+def test_a_wrong_word_shows_the_subcommands_usage(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: mcpeek {argv[0]} ")
+    wrong = "extra" if "extra" in argv else "--bogus"
+    assert f"mcpeek {argv[0]}: error: unrecognized arguments: {wrong}" in err
+
+
 def test_unwritable_capture_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
