@@ -124,6 +124,11 @@ class StdioCommand(Command):
             on_tap_error=internal_error,
         )
         console.say(f"recording to {path}")
+        if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
+            console.say(
+                "stdin is a terminal: waiting for an MCP client to write JSON-RPC on stdin "
+                "(a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
+            )
         try:
             code = asyncio.run(record_while(writer, live, relay.run, internal_error, console))
         finally:
