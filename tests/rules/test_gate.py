@@ -307,6 +307,7 @@ def _capture(name: str) -> list[Any]:
     return [header, *records]
 
 
+@pytest.mark.e2e  # 150 mutated captures, each linted twice
 @pytest.mark.parametrize("name", ["modern-stdio.jsonl", "legacy-stdio.jsonl"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())

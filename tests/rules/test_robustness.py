@@ -138,6 +138,7 @@ def crashes(found: list) -> list:  # type: ignore[type-arg]
     return [v.message for v in found if v.rule == RULE_CRASHED]
 
 
+@pytest.mark.e2e  # hundreds of generated captures, each through every rule
 @given(st.lists(lines, max_size=30))
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_rule_crashes_on_stdio(items: list[tuple[str, bytes]]) -> None:
@@ -148,6 +149,7 @@ def test_no_rule_crashes_on_stdio(items: list[tuple[str, bytes]]) -> None:
     assert crashes(lint_records(b.records)) == []
 
 
+@pytest.mark.e2e
 @given(st.lists(lines, max_size=12), st.sampled_from([None, "2026-07-28", "2025-11-25"]))
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_rule_crashes_on_http(items: list[tuple[str, bytes]], spec: str | None) -> None:

@@ -640,6 +640,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.e2e  # thousands of generated instances, each validated twice
 @pytest.mark.parametrize(("version", "count"), [(MODERN, 1500), (LEGACY, 600)])
 def test_generated_valid_instances_agree(version: str, count: int) -> None:
     seen = {"all": 0, "valid": 0}
@@ -655,6 +656,7 @@ def test_generated_valid_instances_agree(version: str, count: int) -> None:
     assert seen["valid"] >= 0.9 * seen["all"], seen  # the generator makes valid instances
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("version", "count"), [(MODERN, 3000), (LEGACY, 1000)])
 def test_mutated_instances_agree(version: str, count: int) -> None:
     seen = {"all": 0, "invalid": 0}

@@ -69,6 +69,7 @@ def lint_rules(capture: Path) -> tuple[int, list[str]]:
     return proc.returncode, sorted(json.loads(line)["rule"] for line in proc.stdout.splitlines())
 
 
+@pytest.mark.e2e  # the whole demo session, at its pace, in real processes
 def test_headless_demo_shows_the_flows_and_exactly_two_violations(tmp_path: Path) -> None:
     capture = tmp_path / "demo.jsonl"
     proc = subprocess.run(

@@ -390,6 +390,7 @@ async def test_hundred_concurrent_streams(proxied) -> None:  # type: ignore[no-u
     assert {e.reason for e in p.http("end")} == {"complete"}
 
 
+@pytest.mark.e2e  # thirty seconds of waiting, on purpose
 async def test_a_thirty_second_idle_listen_stream_stays_open(proxied) -> None:  # type: ignore[no-untyped-def]
     """No read timeout on either side: only keep-alives for 30 s, then the result."""
 
