@@ -1,4 +1,4 @@
-"""Whose fault a finding is (``rules.blame``): the policy of serve --strict and mcp_replay."""
+"""Whose fault a finding is (``mcpeek.rules.blame``): the policy of serve --strict."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The gate lets the engine skip the pure per-message rules on a message it
 proves conformant, so a gate that accepts too much would silently lose
 findings. Beyond these tests, every rule test runs a ``VerifiedRuleEngine``
-(``rules.testing.lint_records``), so each of them also checks the gate.
+(``mcpeek.rules.testing.lint_records``), so each of them also checks the gate.
 """
 
 from __future__ import annotations
