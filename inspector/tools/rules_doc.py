@@ -73,7 +73,8 @@ def render() -> str:
     parts = [INTRO]
     for module in sorted(by_module):
         doc = sys.modules[module].__doc__
-        parts.append(f"\n## `{module}`\n\n{_first_paragraph(doc)}\n\n")
+        source = module.removeprefix("mcpeek.").replace(".", "/") + ".py"
+        parts.append(f"\n## `{source}`\n\n{_first_paragraph(doc)}\n\n")
         parts.append("| ID | severity | what | spec |\n|---|---|---|---|\n")
         for cls in by_module[module]:
             era = listed_era(cls)
