@@ -19,6 +19,7 @@ from pathlib import Path
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.gctune import fewer_collections
 from mcpeek.inspector.records import AnyRecord, Header
 
@@ -66,15 +67,8 @@ def load(path: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT) -> C
     analyzer = Analyzer([collector], timeout=timeout, keep_flows=True)
     records: list[AnyRecord] = []
     with fewer_collections():
-        for record in reader.records():
-            if analyzer.header is None and reader.header is not None:
-                analyzer.feed(reader.header)
-            records.append(record)
-            analyzer.feed(record)
-        assert reader.header is not None
-        if analyzer.header is None:
-            analyzer.feed(reader.header)
-        analyzer.finish()
+        run_capture(reader, analyzer, each=records.append)
+    assert reader.header is not None  # run_capture raises CaptureError otherwise
     return Capture(
         Path(path), reader.header, records, analyzer, collector.messages, reader.problems
     )

@@ -31,6 +31,14 @@ class GuardedAnalyzer:
         except Exception as exc:
             self._tell(exc)
 
+    def tick(self, now: float) -> None:
+        try:
+            self.analyzer.tick(now)
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            self._tell(exc)
+
     def finish(self) -> None:
         try:
             self.analyzer.finish()

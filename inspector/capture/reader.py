@@ -149,6 +149,31 @@ class CaptureReader:
                 )
             raise CaptureError(f"{self.path}: empty file, not an mcpeek capture")
 
+    def stream(
+        self,
+        *,
+        follow: bool = False,
+        stop: Callable[[], bool] | None = None,
+        poll_interval: float = 0.05,
+        idle_timeout: float | None = None,
+    ) -> Iterator[Header | AnyRecord]:
+        """The header, then every record: the order an Analyzer takes them in.
+
+        :meth:`records` leaves the header in :attr:`header`, read with the first
+        block; this yields it first, also for a capture that has no record yet.
+        """
+        records = self.records(
+            follow=follow, stop=stop, poll_interval=poll_interval, idle_timeout=idle_timeout
+        )
+        for first in records:
+            assert self.header is not None  # decoded from the line before any record
+            yield self.header
+            yield first
+            yield from records
+            return
+        if self.header is not None:
+            yield self.header
+
     def _salvage_reader(self, files: ExitStack, offset: int) -> Callable[[], bytes]:
         """Read a damaged gzip file again from ``offset`` in tiny steps, up to the damage.
 

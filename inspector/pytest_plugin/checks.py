@@ -41,24 +41,21 @@ def lint_capture(
     numbered message or HTTP record (``c2s``/``s2c``)."""
     from mcpeek.inspector.analysis import Analyzer
     from mcpeek.inspector.capture.reader import CaptureReader
-    from mcpeek.inspector.records import Http, Msg
+    from mcpeek.inspector.capture.run import run_capture
+    from mcpeek.inspector.records import AnyRecord, Http, Msg
     from mcpeek.rules.engine import RuleEngine
 
     found: list[Reported] = []
     analyzer = Analyzer([RuleEngine(found.append, ignore=ignore_rules)])
-    reader = CaptureReader(path)
     directions: dict[int, str] = {}
-    for record in reader.records():
-        if analyzer.header is None and reader.header is not None:
-            analyzer.feed(reader.header)
+
+    def note_direction(record: AnyRecord) -> None:
         if isinstance(record, Msg):
             directions[record.seq] = record.dir
         elif isinstance(record, Http):
             directions[record.seq] = "c2s" if record.phase == "request" else "s2c"
-        analyzer.feed(record)
-    if analyzer.header is None and reader.header is not None:
-        analyzer.feed(reader.header)
-    analyzer.finish()
+
+    run_capture(CaptureReader(path), analyzer, each=note_direction)
     return found, directions
 
 

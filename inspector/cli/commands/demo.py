@@ -27,9 +27,10 @@ from typing import TextIO
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.demo.client import DEFAULT_DELAY, DemoClient, DemoError, play, proxy_command
-from mcpeek.inspector.records import Event, Record, Stderr
+from mcpeek.inspector.records import Record, Stderr
 from mcpeek.inspector.views.flowline import FlowPrinter, clock
 
 DEMO_FAILED = 1
@@ -150,22 +151,9 @@ def _headless(run: _Background, path: Path, out: TextIO) -> int:
     found: list[Reported] = []
     analyzer = Analyzer([FlowPrinter(out), _StderrPrinter(out), RuleEngine(found.append)])
     reader = CaptureReader(path)
-    ended = False
-
-    def stop() -> bool:
-        if not ended:
-            analyzer.tick(time.time())
-        return ended or run.done()
-
     try:
         try:
-            for record in reader.records(follow=True, stop=stop):
-                if analyzer.header is None and reader.header is not None:
-                    analyzer.feed(reader.header)
-                analyzer.feed(record)
-                if isinstance(record, Event) and record.event == "exit":
-                    ended = True
-            analyzer.finish()
+            run_capture(reader, analyzer, follow=True, stop=run.done)
         except CaptureError as exc:
             run.stop()
             print(f"mcpeek: demo failed: {run.failure() or exc}", file=sys.stderr)

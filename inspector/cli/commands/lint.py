@@ -18,6 +18,7 @@ from pathlib import Path
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
 
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -104,11 +105,7 @@ class LintCommand(Command):
             analyzer = Analyzer([engine], timeout=args.timeout)
             reader = CaptureReader(path)
             try:
-                for record in reader.records():
-                    if analyzer.header is None and reader.header is not None:
-                        analyzer.feed(reader.header)
-                    analyzer.feed(record)
-                analyzer.finish()
+                run_capture(reader, analyzer)
             except CaptureError as exc:
                 result.error = str(exc)
                 print(f"mcpeek: {exc}", file=sys.stderr)

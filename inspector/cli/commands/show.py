@@ -15,14 +15,13 @@ import argparse
 import math
 import os
 import sys
-import time
 from pathlib import Path
 
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
-from mcpeek.inspector.records import Event
 from mcpeek.inspector.views.flowline import FlowPrinter
 
 
@@ -62,26 +61,13 @@ class ShowCommand(Command):
         printer = FlowPrinter(sys.stdout, args.format)
         analyzer = Analyzer([printer], timeout=args.timeout)
         reader = CaptureReader(args.file)
-        ended = False
         interrupted = False
-
-        def stop() -> bool:
-            if args.follow and not ended:
-                analyzer.tick(time.time())
-            return ended
-
         try:
             try:
-                for record in reader.records(follow=args.follow, stop=stop):
-                    if analyzer.header is None and reader.header is not None:
-                        analyzer.feed(reader.header)
-                    analyzer.feed(record)
-                    if isinstance(record, Event) and record.event == "exit":
-                        ended = True
+                run_capture(reader, analyzer, follow=args.follow)
             except KeyboardInterrupt:
                 # Ctrl-C is how `show -f` is meant to stop; a plain show was cut short.
                 interrupted = not args.follow
-            analyzer.finish()
         except CaptureError as exc:
             raise UsageError(str(exc)) from None
         except BrokenPipeError:  # `mcpeek show x | head`: the reader has seen enough
