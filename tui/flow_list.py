@@ -16,6 +16,7 @@ from array import array
 from bisect import bisect_left
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -73,9 +74,11 @@ class FlowList(ScrollView, can_focus=True):
         self.rows = array("Q")  # display rows (see module docstring)
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
         self.cursor = 0
-        # Rendered rows by (row code, item version, width, selected, expanded): a key
-        # changes whenever what the row shows does, so the cache is never cleared.
-        self._cache: LRUCache[tuple[int, int, int, bool, bool], Strip] = LRUCache(1024)
+        # Rendered rows keyed by everything a row's look depends on: the session (row
+        # codes of two captures are alike), the row, its flow's version, the width, the
+        # style (cursor, focus, theme) and whether it is expanded. A key changes whenever
+        # what the row shows does, so the cache is never cleared.
+        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
 
     # -- data --------------------------------------------------------------------
     def show(
@@ -184,29 +187,29 @@ class FlowList(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if row >= len(self.rows) or self.model is None:
             return Strip.blank(width, self.rich_style)
-        selected = row == self.cursor
         code = self.rows[row]
         item_index = code >> SUB_BITS
         version = self.model.items[item_index].version
-        key = (code, version, width, selected, item_index in self.expanded)
+        base = self.rich_style
+        if row == self.cursor:
+            base = base + self.get_component_rich_style("flow-list--cursor")
+        expanded = item_index in self.expanded
+        key = (self.model, code, version, width, base, expanded)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(code, width, selected)
+            strip = self._render_row(code, width, base, expanded)
             self._cache[key] = strip
         return strip.crop(scroll_x, scroll_x + width)
 
-    def _render_row(self, code: int, width: int, selected: bool) -> Strip:
+    def _render_row(self, code: int, width: int, base: Style, expanded: bool) -> Strip:
         assert self.model is not None
         item = self.model.items[code >> SUB_BITS]
         sub = code & SUB_MASK
         if sub:
             text = attempt_row(item.flow, sub - 1, width)
         else:
-            text = flow_row(item, width, expanded=(code >> SUB_BITS) in self.expanded)
+            text = flow_row(item, width, expanded=expanded)
         segments = list(text.render(self.app.console))
-        base = self.rich_style
-        if selected:
-            base = base + self.get_component_rich_style("flow-list--cursor")
         segments = list(Segment.apply_style(segments, base))
         return Strip(segments).extend_cell_length(width, base).crop(0, width)
 
