@@ -226,20 +226,23 @@ class McpeekApp(SessionActions):
             self.activate(self.views[index])
 
     # -- filtering --------------------------------------------------------------------------
-    def set_filter(self, text: str) -> None:
+    def set_filter(self, text: str) -> bool:
+        """Apply ``text`` as the current capture's filter; ``False`` if it does not parse
+        (the error is shown)."""
         view = self.current
         if view is None:
-            return
+            return True
         try:
             flt = compile_filter(text) if text.strip() else None
         except FilterError as exc:
             self.notify(str(exc), title="filter", severity="error", timeout=8)
-            return
+            return False
         view.filter = flt
         view.cursor_item = self.flow_list.current_item_index
         view.stick = self.flow_list.follow
         view.changed_meanwhile = set()
         self.refilter(view)
+        return True
 
     @work(thread=True, exclusive=True, group="filter")
     def refilter(self, view: SessionView) -> None:
@@ -287,12 +290,15 @@ class McpeekApp(SessionActions):
         if event.input.id != "query":
             return
         if self.query_mode == "filter":
-            self.set_filter(event.value)
+            if not self.set_filter(event.value):
+                event.input.add_class("-invalid")  # the text stays, to be corrected
+                return
         elif self.query_mode == "search":
             self.search_text = event.value
         self.close_query()
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        event.input.remove_class("-invalid")
         if event.input.id == "query" and self.query_mode == "search":
             self.search_text = event.value
             self.search(1, from_current=True)
@@ -300,6 +306,7 @@ class McpeekApp(SessionActions):
     def close_query(self) -> None:
         query = self.query_input
         query.display = False
+        query.remove_class("-invalid")
         self.query_mode = ""
         self.flow_list.focus()
 

@@ -42,7 +42,7 @@ class SessionActions(App[None]):
     query_input: Input
     status_bar: Static
 
-    def set_filter(self, text: str) -> None:
+    def set_filter(self, text: str) -> bool:
         raise NotImplementedError
 
     def close_query(self) -> None:
