@@ -48,7 +48,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("c", "copy", "Copy", "copy the selected flow's messages as JSON (OSC 52)", False),
     ActionSpec("w", "save", "Save", "save the shown (filtered) flows to a new capture"),
     ActionSpec("a", "show_all", "Show all", "show large bodies in full in the detail", False),
-    ActionSpec("q", "quit", "Quit", "leave mcpeek view"),
+    ActionSpec("q", "leave", "Quit", "close the detail pane, else leave mcpeek view"),
+    ActionSpec("ctrl+c", "quit", "Quit now", "leave mcpeek view", False),
 )
 
 

@@ -55,12 +55,14 @@ class McpeekApp(SessionActions):
         directory: Path | None = None,
         follow: bool | None = None,
         recheck_rules: bool = True,
+        runs_proxy: bool = False,
     ) -> None:
         super().__init__()
         self.paths = paths
         self.directory = directory
         self.follow_mode = follow  # None: follow the captures that look live
         self.recheck_rules = recheck_rules
+        self.runs_proxy = runs_proxy  # quitting stops a proxy (mcpeek http): ask first
         self.views: list[SessionView] = []
         self.current: SessionView | None = None
         self.query_mode = ""  # "filter" or "search" while the input is open

@@ -1,4 +1,5 @@
-"""The viewer's modal screens: help, violations by rule, session summary, a prompt.
+"""The viewer's modal screens: help, violations by rule, session summary, a prompt,
+the question before quitting.
 
 Each is built from the data model (or the action and filter registries) when
 opened; none keeps state of its own beyond what it shows.
@@ -178,3 +179,34 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
+
+
+class QuitScreen(ModalScreen[bool]):
+    """Asks before quitting a viewer whose quitting stops a proxy: a stray ``q``
+    must not cut off the clients talking through it."""
+
+    BINDINGS = [
+        Binding("y,q,enter,ctrl+c", "dismiss(True)", "Quit"),  # app keys stop at a modal
+        Binding("n,escape", "dismiss(False)", "Stay"),
+    ]
+    DEFAULT_CSS = """
+    QuitScreen { align: center middle; }
+    QuitScreen > Label {
+        width: auto; height: auto; border: thick $error; background: $surface; padding: 1 2;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Label(
+            Text.assemble(
+                "Quitting stops the proxy: its clients lose the server.\n\n",
+                ("y", "bold"),
+                " or ",
+                ("q", "bold"),
+                ": stop and quit    ",
+                ("n", "bold"),
+                " or ",
+                ("esc", "bold"),
+                ": stay",
+            )
+        )

@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import SUB_BITS, FlowList
-from mcpeek.tui.screens import HelpScreen, PromptScreen, SummaryScreen, ViolationsScreen
+from mcpeek.tui.screens import HelpScreen, PromptScreen, QuitScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
     from mcpeek.tui.session_view import SessionView
@@ -36,6 +36,7 @@ class SessionActions(App[None]):
     query_mode: str
     search_text: str
     show_all: bool
+    runs_proxy: bool
     tabs: Tabs
     flow_list: FlowList
     detail: DetailPane
@@ -86,6 +87,25 @@ class SessionActions(App[None]):
         self.detail.display = False
         self.show_all = False
         self.flow_list.focus()
+
+    async def action_leave(self) -> None:
+        """``q``: back out of the detail pane first, quit from the list."""
+        if self.detail.display:
+            self.action_close()
+        else:
+            await self.action_quit()
+
+    async def action_quit(self) -> None:
+        """Quit; under ``mcpeek http`` (quitting stops the proxy) after asking."""
+        if not self.runs_proxy or isinstance(self.screen, QuitScreen):
+            self.exit()  # asked already (ctrl+q, a priority key, reaches past the question)
+            return
+
+        def answered(stop: bool | None) -> None:
+            if stop:
+                self.exit()
+
+        self.push_screen(QuitScreen(), answered)
 
     def action_show_all(self) -> None:
         self.show_all = True

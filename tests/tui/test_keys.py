@@ -8,6 +8,7 @@ from textual.widgets import Input
 
 from mcpeek.tui.app import McpeekApp
 from mcpeek.tui.flow_list import FlowList
+from mcpeek.tui.screens import QuitScreen
 from tests.tui.conftest import busy_capture, wait_for, wait_loaded
 
 SIZE = (120, 36)
@@ -36,3 +37,48 @@ async def test_a_filter_that_does_not_parse_stays_in_the_input_to_be_corrected(
         assert app.views[0].filter.text.strip() == "~m tools/call"
         calls = [i for i in app.views[0].model.items if i.flow.method == "tools/call"]
         await wait_for(pilot, lambda: len(flows.rows) == len(calls))
+
+
+async def test_q_backs_out_of_the_detail_before_it_quits(tmp_path: Path) -> None:
+    app = viewer(busy_capture(tmp_path / "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("enter", "tab")  # the detail open, its tabs focused
+        assert app.detail.display
+        await pilot.press("q")
+        assert not app.detail.display and app.query_one(FlowList).has_focus
+        assert app.is_running
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running  # nothing runs behind this viewer: no question
+
+
+async def test_quitting_a_viewer_that_runs_a_proxy_asks_first(tmp_path: Path) -> None:
+    app = viewer(busy_capture(tmp_path / "c.jsonl"), runs_proxy=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("q")
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("n")
+        assert not isinstance(app.screen, QuitScreen) and app.is_running
+        await pilot.press("ctrl+c")
+        assert isinstance(app.screen, QuitScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_ctrl_c_quits_and_twice_quits_past_the_question(tmp_path: Path) -> None:
+    plain = viewer(busy_capture(tmp_path / "c.jsonl"))
+    async with plain.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, plain)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not plain.is_running
+        assert not any("ctrl+q" in str(n.message) for n in plain._notifications)
+    proxied = viewer(tmp_path / "c.jsonl", runs_proxy=True)
+    async with proxied.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, proxied)
+        await pilot.press("ctrl+c", "ctrl+c")
+        await pilot.pause()
+        assert not proxied.is_running

@@ -229,7 +229,7 @@ async def _with_viewer(
         waiter.cancel()
         return task.result()  # raises what stopped the proxy from starting
     writer.flush()  # the viewer must find the header and the listen event
-    app = McpeekApp([path], follow=True, recheck_rules=False)
+    app = McpeekApp([path], follow=True, recheck_rules=False, runs_proxy=True)
     task.add_done_callback(lambda _: app.exit())
     await app.run_async()
     stop.set()
