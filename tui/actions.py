@@ -20,6 +20,7 @@ class ActionSpec(NamedTuple):
     title: str  # short: footer and palette
     help: str  # one line for the help screen and the palette
     footer: bool = True
+    group: str = ""  # keys of one group share one footer entry (← → Tab)
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -30,6 +31,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("N", "search_previous", "Prev match", "jump to the previous search match", False),
     ActionSpec("enter", "open_detail", "Detail", "open the selected flow's detail", False),
     ActionSpec("escape", "close", "Close", "close the detail pane or the input", False),
+    ActionSpec("left", "detail_tab(-1)", "Prev tab", "the detail's previous tab", group="Tab"),
+    ActionSpec("right", "detail_tab(1)", "Next tab", "the detail's next tab", group="Tab"),
     ActionSpec("v", "violations", "Violations", "all violations grouped by rule"),
     ActionSpec("s", "summary", "Summary", "the session: era, versions, peers, capabilities"),
     ActionSpec(
@@ -55,7 +58,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
 
 def bindings() -> list[Binding]:
     return [
-        Binding(spec.key, spec.action, spec.title, show=spec.footer, tooltip=spec.help)
+        Binding(
+            spec.key,
+            spec.action,
+            spec.title,
+            show=spec.footer,
+            tooltip=spec.help,
+            group=Binding.Group(spec.group, compact=True) if spec.group else None,
+        )
         for spec in ACTIONS
     ]
 
@@ -68,6 +78,8 @@ def key_label(key: str) -> str:
         "escape": "esc",
         "right_square_bracket": "]",
         "left_square_bracket": "[",
+        "left": "←",
+        "right": "→",
     }
     return ", ".join(names.get(k, k) for k in key.split(","))
 

@@ -275,7 +275,7 @@ class McpeekApp(SessionActions):
         detail = self.detail
         item = message.item
         if detail.display and item is None:  # the filter left no row: nothing to detail
-            detail.display = False
+            self.show_detail(False)
         elif (
             detail.display
             and item is not None

@@ -201,6 +201,15 @@ class DetailPane(Vertical):
                 with TabPane(tab.capitalize(), id=f"tab-{tab}"), VerticalScroll():
                     yield Static(id=f"body-{tab}")
 
+    def step_tab(self, step: int) -> None:
+        """The next (``step`` 1) or previous (-1) tab, round the end."""
+        tabs = self.query_one(TabbedContent)
+        at = TABS.index(tabs.active.removeprefix("tab-"))
+        tabs.active = f"tab-{TABS[(at + step) % len(TABS)]}"
+
+    def open_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{tab}"
+
     def show(self, item: FlowItem, model: SessionModel, *, show_all: bool = False) -> None:
         self.item = item
         self.shown_version = item.version

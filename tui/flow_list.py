@@ -213,6 +213,10 @@ class FlowList(ScrollView, can_focus=True):
         segments = list(Segment.apply_style(segments, base))
         return Strip(segments).extend_cell_length(width, base).crop(0, width)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # rows fit the width: ← → are the app's (the detail's tabs)
+        return action not in ("scroll_left", "scroll_right", "page_left", "page_right")
+
     # -- moving ----------------------------------------------------------------------
     def _move_to(self, row: int) -> None:
         if not self.rows:

@@ -94,7 +94,8 @@ class ViolationsScreen(ModalScreen[int | None]):
             node = tree.root.add(label, expand=total <= 50)
             for finding in found[:MAX_PER_RULE]:
                 row = self.model.row_of_seq(finding.msgs[-1]) if finding.msgs else None
-                where = f"flow {row + 1}" if row is not None else "no flow"
+                number = self.model.items[row].flow.number if row is not None else None
+                where = f"flow {number}" if number is not None else "no flow"  # the # column
                 node.add_leaf(Text(f"{where}: {finding.message}"), data=row)
             if len(found) > MAX_PER_RULE:
                 node.add_leaf(f"… {len(found) - MAX_PER_RULE} more", data=None)

@@ -77,16 +77,28 @@ class SessionActions(App[None]):
         if item is None or self.current is None:
             return
         detail = self.detail
-        detail.display = True
+        self.show_detail(True)
         detail.show(item, self.current.model, show_all=self.show_all)
 
     def action_close(self) -> None:
         if self.query_mode:
             self.close_query()
             return
-        self.detail.display = False
+        self.show_detail(False)
         self.show_all = False
         self.flow_list.focus()
+
+    def show_detail(self, shown: bool) -> None:
+        self.detail.display = shown
+        self.refresh_bindings()  # the footer offers the detail's keys only while it is open
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "detail_tab":
+            return self.detail.display  # hidden from the footer while the detail is closed
+        return True
+
+    def action_detail_tab(self, step: int) -> None:
+        self.detail.step_tab(step)
 
     async def action_leave(self) -> None:
         """``q``: back out of the detail pane first, quit from the list."""
@@ -131,6 +143,7 @@ class SessionActions(App[None]):
                 self.current.cursor_item = row
             self.flow_list.move_to_item(row)
             self.action_open_detail()
+            self.detail.open_tab("violations")  # what the user came for
 
         self.push_screen(ViolationsScreen(self.current.model), jump)
 

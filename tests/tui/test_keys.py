@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent, Tree
+from textual.widgets._footer import FooterKey
 
 from mcpeek.tui.app import McpeekApp
 from mcpeek.tui.flow_list import FlowList
@@ -82,3 +83,42 @@ async def test_ctrl_c_quits_and_twice_quits_past_the_question(tmp_path: Path) ->
         await pilot.press("ctrl+c", "ctrl+c")
         await pilot.pause()
         assert not proxied.is_running
+
+
+def footer_keys(app: McpeekApp) -> set[str]:
+    return {key.key for key in app.screen.query(FooterKey)}
+
+
+async def test_the_arrows_switch_the_detail_tabs_and_the_footer_says_so(tmp_path: Path) -> None:
+    app = viewer(busy_capture(tmp_path / "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        tabs = app.detail.query_one(TabbedContent)
+        assert "right" not in footer_keys(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert {"left", "right"} <= footer_keys(app)
+        assert tabs.active == "tab-request"
+        await pilot.press("right", "right")
+        assert tabs.active == "tab-raw" and app.query_one(FlowList).has_focus
+        await pilot.press("left", "left", "left")
+        assert tabs.active == "tab-violations"  # round the end
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "right" not in footer_keys(app)
+
+
+async def test_a_violation_opens_the_violations_tab_of_its_flow(tmp_path: Path) -> None:
+    app = viewer(busy_capture(tmp_path / "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("home", "v")
+        tree = app.screen.query_one(Tree)
+        leaf = tree.root.children[0].children[0]
+        tree.select_node(leaf)
+        await pilot.pause()
+        flagged = app.query_one(FlowList).current_item
+        assert flagged is not None and flagged.findings
+        assert str(leaf.label).startswith(f"flow {flagged.flow.number}:")
+        assert app.detail.display and app.detail.item is flagged
+        assert app.detail.query_one(TabbedContent).active == "tab-violations"
