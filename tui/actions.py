@@ -45,6 +45,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "switch to the previous capture",
         False,
     ),
+    ActionSpec("L", "latest_session", "Latest", "switch to the capture that appeared last", False),
     ActionSpec("F", "toggle_follow", "Follow", "stick to the newest flow (toggle)"),
     ActionSpec("m", "mark", "Mark", "mark or unmark the selected flow"),
     ActionSpec("semicolon", "comment", "Comment", "comment the selected flow", False),

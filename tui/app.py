@@ -22,21 +22,21 @@ from pathlib import Path
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
-from textual.widgets import Footer, Input, Static, Tab, Tabs
+from textual.widgets import Footer, Input, Static, Tabs
 from textual.worker import get_current_worker
 
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import ColumnHeader, FlowList
-from mcpeek.tui.loader import SessionUpdated, is_live, load_into, recheck
-from mcpeek.tui.session_actions import SessionActions
+from mcpeek.tui.loader import SessionUpdated, load_into, recheck
+from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView
 
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
 
 
-class McpeekApp(SessionActions):
+class McpeekApp(SessionTabs):
     TITLE = "mcpeek"
     BINDINGS = bindings()  # type: ignore[assignment]  # Binding is one of the allowed forms
     COMMANDS = App.COMMANDS | {ActionCommands}
@@ -69,6 +69,8 @@ class McpeekApp(SessionActions):
         self.search_text = ""
         self.show_all = False
         self.directory_poll = DIRECTORY_POLL
+        self.tabs_opened = 0
+        self.last_arrival: SessionView | None = None
 
     # -- layout ---------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -91,41 +93,13 @@ class McpeekApp(SessionActions):
         for path in self.paths:
             self.add_session(path)
         if self.directory is not None:
-            self.scan_directory()
+            self.scan_directory(arrivals=False)
             self.set_interval(self.directory_poll, self.scan_directory)
         if not self.views:
-            where = self.directory or "the command line"
-            self.status_bar.update(Text(f"no captures in {where} yet"))
+            self.status_bar.update(self.waiting_text())
+            self.flow_list.placeholder = self.waiting_text()
         self.set_interval(0.5, self.update_status)
         self.flow_list.focus()
-
-    def add_session(self, path: Path) -> SessionView:
-        follow = self.follow_mode if self.follow_mode is not None else is_live(path)
-        view = SessionView(path, follow=follow)
-        self.views.append(view)
-        tabs = self.tabs
-        tabs.add_tab(Tab(Text(path.name), id=f"s{len(self.views)}"))
-        if self.current is None or follow:
-            self.start_loading(view)
-        if self.current is None:
-            self.activate(view)
-        return view
-
-    def scan_directory(self) -> None:
-        assert self.directory is not None
-        known = {view.model.path for view in self.views}
-        try:
-            found = [
-                p
-                for p in self.directory.iterdir()
-                if p.name.endswith((".jsonl", ".gz")) and p.is_file()  # no FIFOs or folders
-            ]
-        except OSError:
-            return
-        found.sort(key=lambda p: (_mtime(p), p.name), reverse=True)
-        for path in found:
-            if path not in known:
-                self.add_session(path)
 
     # -- loading ----------------------------------------------------------------------
     def start_loading(self, view: SessionView) -> None:
@@ -200,32 +174,6 @@ class McpeekApp(SessionActions):
             flow_list.patch(entered, left)  # the list shares view.matches
         flow_list.extend(new)
         flow_list.refresh_rows()
-
-    # -- sessions ------------------------------------------------------------------------
-    def activate(self, view: SessionView) -> None:
-        if self.current is not None:  # each capture keeps its cursor and follow mode
-            self.current.cursor_item = self.flow_list.current_item_index
-            self.current.stick = self.flow_list.follow
-        self.current = view
-        self.start_loading(view)
-        tabs = self.tabs
-        tab_id = f"s{self.views.index(view) + 1}"
-        if tabs.active != tab_id:
-            tabs.active = tab_id
-        self.show_view(view)
-
-    def show_view(self, view: SessionView) -> None:
-        flow_list = self.flow_list
-        flow_list.follow = view.stick
-        flow_list.show(view.model, view.matches, view.cursor_item, view.expanded)
-        self.update_status()
-
-    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
-        if event.tab is None or event.tab.id is None:
-            return
-        index = int(event.tab.id[1:]) - 1
-        if 0 <= index < len(self.views) and self.views[index] is not self.current:
-            self.activate(self.views[index])
 
     # -- filtering --------------------------------------------------------------------------
     def set_filter(self, text: str) -> bool:
@@ -315,10 +263,3 @@ class McpeekApp(SessionActions):
     def update_status(self) -> None:
         if self.current is not None:
             self.status_bar.update(Text(self.current.status(following=self.flow_list.follow)))
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0

@@ -74,6 +74,7 @@ class FlowList(ScrollView, can_focus=True):
         self.rows = array("Q")  # display rows (see module docstring)
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
         self.cursor = 0
+        self.placeholder = Text()  # shown while there is no session (waiting for captures)
         # Rendered rows keyed by everything a row's look depends on: the session (row
         # codes of two captures are alike), the row, its flow's version, the width, the
         # style (cursor, focus, theme) and whether it is expanded. A key changes whenever
@@ -185,6 +186,11 @@ class FlowList(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
+        if self.model is None and row == 0:
+            text = self.placeholder.copy()
+            text.stylize("italic")
+            text.truncate(width, overflow="ellipsis")
+            return Strip(text.render(self.app.console)).extend_cell_length(width)
         if row >= len(self.rows) or self.model is None:
             return Strip.blank(width, self.rich_style)
         code = self.rows[row]

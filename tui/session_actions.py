@@ -212,7 +212,7 @@ class SessionActions(App[None]):
         if len(self.views) < 2 or self.current is None:
             return
         index = (self.views.index(self.current) + step) % len(self.views)
-        self.tabs.active = f"s{index + 1}"
+        self.tabs.active = self.views[index].tab_id
 
     def action_toggle_follow(self) -> None:
         flow_list = self.flow_list

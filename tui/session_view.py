@@ -20,8 +20,9 @@ from mcpeek.tui.loader import Progress
 
 
 class SessionView:
-    def __init__(self, path: Path, *, follow: bool) -> None:
+    def __init__(self, path: Path, *, follow: bool, tab_id: str) -> None:
         self.model = SessionModel(path)
+        self.tab_id = tab_id
         self.progress = Progress(_size(path))
         self.follow = follow
         self.filter: Filter | None = None

@@ -84,6 +84,7 @@ async def test_the_capture_directory_newest_first_and_new_ones_appear(
         await pilot.press("right_square_bracket")
         await wait_for(pilot, lambda: len(flows.rows) == 7)
         assert app.current is app.views[1]
-        busy_capture(tmp_path / "20261130-120000-3.jsonl", calls=1)
+        newest = busy_capture(tmp_path / "20261130-120000-3.jsonl", calls=1)
         await wait_for(pilot, lambda: len(app.views) == 3)
-        assert app.views[2].follow  # just written: followed as it grows
+        assert app.views[0].model.path == newest  # still newest first
+        assert app.views[0].follow  # just written: followed as it grows

@@ -122,7 +122,7 @@ def test_a_change_during_a_refilter_is_not_lost(tmp_path: Path) -> None:
     b.request("tools/call", {"name": "done"}, id=1)
     b.result(1, {"content": []})
     b.request("tools/call", {"name": "late"}, id=2)
-    view = SessionView(b.save(tmp_path / "c.jsonl"), follow=False)
+    view = SessionView(b.save(tmp_path / "c.jsonl"), follow=False, tab_id="s1")
     view.model.feed(b.records)
     from mcpeek.inspector.filters import compile_filter, filter_rows
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mcpeek.tui.app import McpeekApp
 from mcpeek.tui.flow_list import SUB_BITS, FlowList
-from tests.tui.conftest import busy_capture, wait_loaded
+from tests.tui.conftest import busy_capture, wait_for, wait_loaded
 
 SIZE = (120, 36)
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,3 +48,52 @@ async def test_the_cursor_row_is_drawn_again_when_the_list_loses_focus(tmp_path:
         focused = flows.render_line(y)
         await pilot.press("f")  # the filter input takes the focus
         assert flows.render_line(y) != focused  # the cursor shows that the list is not focused
+
+
+def watching(directory: Path) -> McpeekApp:
+    app = McpeekApp([], directory=directory, recheck_rules=False)
+    app.directory_poll = 0.1
+    return app
+
+
+async def test_waits_for_the_capture_directory_and_creates_nothing(tmp_path: Path) -> None:
+    directory = tmp_path / "captures"
+    app = watching(directory)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        flows = app.query_one(FlowList)
+        assert "waiting for captures" in flows.render_line(0).text
+        assert str(directory) in str(app.status_bar.render())
+        assert not directory.exists()
+        directory.mkdir()
+        first = busy_capture(directory / "1.jsonl", calls=2)
+        await wait_for(pilot, lambda: len(flows.rows) == 6)
+        assert app.current is not None and app.current.model.path == first
+
+
+async def test_a_new_capture_is_shown_first_when_the_user_is_not_busy(tmp_path: Path) -> None:
+    busy_capture(tmp_path / "1.jsonl", calls=2)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.current is not None)
+        new = busy_capture(tmp_path / "2.jsonl", calls=1)
+        await wait_for(pilot, lambda: len(app.views) == 2)
+        assert app.current is app.views[0] and app.views[0].model.path == new
+        assert app.tabs.active == app.views[0].tab_id
+        assert app.query_one("#sessions").query("Tab").first().id == app.views[0].tab_id
+
+
+async def test_a_new_capture_waits_for_a_key_while_the_user_is_busy(tmp_path: Path) -> None:
+    old = busy_capture(tmp_path / "1.jsonl", calls=2)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.current is not None)
+        await wait_loaded(pilot, app)
+        await pilot.press("enter")  # reading a flow's detail
+        new = busy_capture(tmp_path / "2.jsonl", calls=1)
+        await wait_for(pilot, lambda: len(app.views) == 2)
+        assert app.current is not None and app.current.model.path == old
+        assert app.detail.display
+        assert any("press L" in str(n.message) for n in app._notifications)
+        await pilot.press("escape", "L")
+        assert app.current.model.path == new

@@ -4,7 +4,8 @@ With files, those captures (a capture that is still being written is
 followed). Without, every capture in the capture directory, newest first,
 following the live ones and picking up new ones as proxies start: run
 ``mcpeek stdio`` in your MCP client's config and ``mcpeek view`` in a
-terminal, in any order.
+terminal, in any order (before any proxy ran, the viewer waits for the
+capture directory to appear).
 """
 
 from __future__ import annotations
@@ -54,12 +55,7 @@ class ViewCommand(Command):
         for path in args.files:
             _check_readable(path)
         if not args.files:
-            directory = capture_dir()
-            if not directory.is_dir():
-                raise UsageError(
-                    f"no capture directory {directory} yet: run a proxy first "
-                    "(mcpeek stdio -- CMD) or give capture files"
-                )
+            directory = capture_dir()  # may not exist yet: the viewer waits for it
         if not sys.stdout.isatty() or not sys.stdin.isatty():
             raise UsageError("view needs a terminal (for a headless look: mcpeek show FILE)")
         from mcpeek.tui.app import McpeekApp

@@ -41,10 +41,35 @@ def test_unreadable_files_are_refused_before_the_ui(
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_no_capture_directory_yet(tmp_path: Path) -> None:
-    env = {**os.environ, "MCPEEK_HOME": str(tmp_path / "none")}
-    proc = subprocess.run(mcpeek_argv("view"), capture_output=True, text=True, env=env)
-    assert proc.returncode == 2 and "no capture directory" in proc.stderr
+@pytest.mark.e2e
+def test_waits_for_a_capture_directory_that_does_not_exist_yet(tmp_path: Path) -> None:
+    home = tmp_path / "none"
+    controller, terminal = pty.openpty()
+    env = {
+        **os.environ,
+        "MCPEEK_HOME": str(home),
+        "TERM": "xterm-256color",
+        "COLUMNS": "120",
+        "LINES": "30",
+    }
+    proc = subprocess.Popen(
+        mcpeek_argv("view", "--no-recheck"),
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        close_fds=True,
+    )
+    os.close(terminal)
+    try:
+        read_until(controller, b"waiting for captures", timeout=30)
+        assert proc.poll() is None and not home.exists()  # it waits, and creates nothing
+        os.write(controller, b"q")
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(controller)
 
 
 def read_until(fd: int, needle: bytes, timeout: float) -> bytes:
