@@ -47,7 +47,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ),
     ActionSpec("L", "latest_session", "Latest", "switch to the capture that appeared last", False),
     ActionSpec("F", "toggle_follow", "Follow", "stick to the newest flow (toggle)"),
-    ActionSpec("m", "mark", "Mark", "mark or unmark the selected flow"),
+    ActionSpec("m", "mark", "Mark", "mark or unmark the selected flow", False),
     ActionSpec("semicolon", "comment", "Comment", "comment the selected flow", False),
     ActionSpec("c", "copy", "Copy", "copy the selected flow's messages as JSON (OSC 52)", False),
     ActionSpec("w", "save", "Save", "save the shown (filtered) flows to a new capture"),

@@ -34,6 +34,7 @@ from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView
 
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
+MEASURE_AT_ONCE = 5000  # new rows of one update sized at once (more: as they are shown)
 
 
 class McpeekApp(SessionTabs):
@@ -46,6 +47,9 @@ class McpeekApp(SessionTabs):
     #query { dock: bottom; display: none; }
     #detail { display: none; }
     Tabs { height: 2; }
+    Footer.-compact FooterLabel { margin: 0 1 0 0; }
+    Footer.-compact KeyGroup.-compact { padding-left: 0; }
+    ToastRack { margin-bottom: 2; }
     """
 
     def __init__(
@@ -81,13 +85,16 @@ class McpeekApp(SessionTabs):
         self.detail = DetailPane(id="detail")
         self.query_input = Input(id="query")
         self.status_bar = Static(id="status")
+        self.column_header = ColumnHeader(self.flow_list, id="columns")
         yield self.tabs
-        yield ColumnHeader(id="columns")
+        yield self.column_header
         yield self.flow_list
         yield self.detail
         yield self.query_input
         yield self.status_bar
-        yield Footer()
+        # Compact, and without the palette's key (the help lists it): at 80 columns
+        # the footer must still show Save and Quit.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         for path in self.paths:
@@ -166,14 +173,22 @@ class McpeekApp(SessionTabs):
     def apply_changes(self, view: SessionView, changed: Iterable[int] = ()) -> None:
         """Filter the rows that arrived (and re-filter those that changed)."""
         new, entered, left = view.take_rows(changed)
+        # Columns fit every row while updates are small (live traffic); the rows of a
+        # big load are measured as they come on screen (measuring costs microseconds).
+        measured = list(new) + list(changed) if len(new) <= MEASURE_AT_ONCE else []
         if view is not self.current:
             view.matches.extend(new)
+            view.columns = view.columns.widen(view.model.items[i] for i in measured)
             return
         flow_list = self.flow_list
         if entered or left:
             flow_list.patch(entered, left)  # the list shares view.matches
         flow_list.extend(new)
+        flow_list.widen(measured)
         flow_list.refresh_rows()
+
+    def on_flow_list_columns_changed(self, message: FlowList.ColumnsChanged) -> None:
+        self.column_header.refresh()
 
     # -- filtering --------------------------------------------------------------------------
     def set_filter(self, text: str) -> bool:

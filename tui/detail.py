@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.progress_bar import ProgressBar
 from rich.syntax import Syntax
 from rich.table import Table
@@ -161,7 +162,8 @@ def notifications_view(item: FlowItem) -> RenderableType:
     if last_progress is not None:
         done, total = last_progress.get("progress"), last_progress.get("total")
         if isinstance(done, int | float) and isinstance(total, int | float) and total > 0:
-            parts.insert(0, ProgressBar(total=float(total), completed=float(done), width=40))
+            bar = ProgressBar(total=float(total), completed=float(done), width=40)
+            parts.insert(0, Padding(bar, (0, 0, 1, 0)))  # a line under: it is not one of them
     return Group(*parts)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,7 +22,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -29,7 +30,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from mcpeek.inspector.views.session import FlowItem, SessionModel
-from mcpeek.tui.render import attempt_row, column_header, flow_row
+from mcpeek.tui.rows import Columns, Layout, attempt_row, column_header, fit, flow_row
 
 SUB_BITS = 8  # up to 255 attempts of one chain shown as sub-rows
 SUB_MASK = (1 << SUB_BITS) - 1
@@ -62,6 +63,9 @@ class FlowList(ScrollView, can_focus=True):
             super().__init__()
             self.item = item
 
+    class ColumnsChanged(Message):
+        """A column widened: the header above must follow."""
+
     class Selected(Message):
         def __init__(self, item: FlowItem) -> None:
             super().__init__()
@@ -75,6 +79,7 @@ class FlowList(ScrollView, can_focus=True):
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
         self.cursor = 0
         self.placeholder = Text()  # shown while there is no session (waiting for captures)
+        self.columns = Columns()  # the session's widest cells (the app keeps them per capture)
         # Rendered rows keyed by everything a row's look depends on: the session (row
         # codes of two captures are alike), the row, its flow's version, the width, the
         # style (cursor, focus, theme) and whether it is expanded. A key changes whenever
@@ -88,12 +93,15 @@ class FlowList(ScrollView, can_focus=True):
         matches: array[int],
         cursor_item: int | None,
         expanded: set[int] | None = None,
+        columns: Columns | None = None,
     ) -> None:
         """Show ``matches`` (item indexes) of ``model``; keep the cursor on ``cursor_item``.
-        ``matches`` and ``expanded`` are the caller's: each capture keeps its own."""
+        ``matches``, ``expanded`` and ``columns`` are the caller's: each capture keeps its
+        own (``columns`` grows here: the caller takes it back with the cursor)."""
         self.model = model
         self.matches = matches
         self.expanded = expanded if expanded is not None else set()
+        self._set_columns(columns or Columns())
         self._rebuild()
         if self.follow or cursor_item is None:
             self.cursor = max(len(self.rows) - 1, 0) if self.follow else 0
@@ -137,6 +145,21 @@ class FlowList(ScrollView, can_focus=True):
             if attempts > 1:
                 codes += [(index << SUB_BITS) | (k + 1) for k in range(min(attempts, SUB_MASK))]
         return codes
+
+    def widen(self, item_indexes: Iterable[int]) -> None:
+        """Size the columns to fit these rows too."""
+        if self.model is not None:
+            items = self.model.items
+            self._set_columns(self.columns.widen(items[i] for i in item_indexes))
+
+    def _set_columns(self, columns: Columns) -> None:
+        if columns != self.columns:
+            self.columns = columns
+            self.refresh()
+            self.post_message(self.ColumnsChanged())
+
+    def row_layout(self) -> Layout:
+        return fit(self.columns, self.scrollable_content_region.width)
 
     def refresh_rows(self) -> None:
         """Some rows' content changed (status, violations): draw again (the
@@ -182,6 +205,15 @@ class FlowList(ScrollView, can_focus=True):
         return self.rows[min(self.cursor, len(self.rows) - 1)] >> SUB_BITS
 
     # -- drawing -------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The rows on screen are measured first (the app measures every row only while
+        # updates are small: a million rows loading at once are not), so one frame's
+        # rows share one layout.
+        top = self.scroll_offset.y
+        shown = self.rows[top : top + self.scrollable_content_region.height]
+        self.widen(sorted({code >> SUB_BITS for code in shown}))
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         row = scroll_y + y
@@ -200,21 +232,23 @@ class FlowList(ScrollView, can_focus=True):
         if row == self.cursor:
             base = base + self.get_component_rich_style("flow-list--cursor")
         expanded = item_index in self.expanded
-        key = (self.model, code, version, width, base, expanded)
+        layout = self.row_layout()
+        key = (self.model, code, version, layout, base, expanded)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_row(code, width, base, expanded)
+            strip = self._render_row(code, layout, base, expanded)
             self._cache[key] = strip
         return strip.crop(scroll_x, scroll_x + width)
 
-    def _render_row(self, code: int, width: int, base: Style, expanded: bool) -> Strip:
+    def _render_row(self, code: int, layout: Layout, base: Style, expanded: bool) -> Strip:
         assert self.model is not None
         item = self.model.items[code >> SUB_BITS]
         sub = code & SUB_MASK
         if sub:
-            text = attempt_row(item.flow, sub - 1, width)
+            text = attempt_row(item.flow, sub - 1, layout)
         else:
-            text = flow_row(item, width, expanded=expanded)
+            text = flow_row(item, layout, expanded=expanded)
+        width = layout.width
         segments = list(text.render(self.app.console))
         segments = list(Segment.apply_style(segments, base))
         return Strip(segments).extend_cell_length(width, base).crop(0, width)
@@ -287,9 +321,13 @@ class FlowList(ScrollView, can_focus=True):
 
 
 class ColumnHeader(Widget):
-    """The column titles, laid out like the rows below them."""
+    """The column titles, laid out like the rows of ``flow_list``."""
 
     DEFAULT_CSS = "ColumnHeader { height: 1; }"
 
+    def __init__(self, flow_list: FlowList, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.flow_list = flow_list
+
     def render(self) -> Text:
-        return column_header(self.size.width)
+        return column_header(self.flow_list.row_layout())

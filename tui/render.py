@@ -1,7 +1,8 @@
-"""How flows and messages look: one flow as a row of styled segments, a message as text.
+"""How messages look, and the styles and cell texts a flow's row shares with the detail.
 
-Pure functions from the data model to Rich objects, shared by the flow list,
-the detail pane and the snapshot tests. Nothing here keeps state.
+Pure functions from the data model to Rich objects, shared by the flow list
+(:mod:`mcpeek.tui.rows`), the detail pane and the snapshot tests. Nothing here
+keeps state.
 
 Large bodies are capped (``max_lines``) and long strings folded
 (``fold``) so a 20 MB tool result opens instantly; the detail pane's
@@ -16,11 +17,6 @@ from typing import Any, NamedTuple
 import msgspec
 from rich.style import Style
 from rich.text import Text
-
-from mcpeek.inspector.analysis import Flow
-from mcpeek.inspector.analysis.flow import Attempt
-from mcpeek.inspector.views.flowline import clock
-from mcpeek.inspector.views.session import FlowItem
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {
@@ -41,10 +37,6 @@ MAX_CHARS = 64 * 1024  # characters of a body that is not JSON (or too big) show
 BIG_BODY = 1 << 20  # bytes: a bigger body is not pretty-printed until "show all"
 LARGEST_SHOWN = 8 << 20  # bytes: "show all" stops here (copy or save the flow for the rest)
 
-# Column widths of a flow row (the method column takes what is left).
-W_TIME, W_IDS, W_STATUS, W_LATENCY, W_EXTRA = 12, 8, 14, 10, 6
-FIXED_WIDTH = 2 + W_TIME + 1 + 2 + 1 + W_IDS + 1 + W_STATUS + W_LATENCY + W_EXTRA
-
 
 def ids_text(ids: list[Any]) -> str:
     return "→".join(str(i) if isinstance(i, int) else json.dumps(i) for i in ids)
@@ -56,67 +48,6 @@ def latency_text(ms: float | None) -> str:
     if ms >= 10_000:
         return f"{ms / 1000:.1f} s"
     return f"{ms:.1f} ms" if ms < 100 else f"{ms:.0f} ms"
-
-
-def flow_row(item: FlowItem, width: int, *, expanded: bool = False) -> Text:
-    """One flow as one line: mark, time, direction, method+name, ids, status, latency."""
-    flow = item.flow
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append("▌" if item.marked else " ", "bold magenta")
-    if item.worst:
-        text.append("●", SEVERITY_STYLE.get(item.worst, ""))
-    else:
-        text.append(" ")
-    text.append(f"{clock(flow.started):<{W_TIME}} ", "dim")
-    arrow = "→" if flow.sender == "c2s" else "←"
-    text.append(arrow + " ", "bold cyan" if flow.sender == "c2s" else "bold green")
-    chain = len(flow.attempts) > 1
-    room = max(width - FIXED_WIDTH, 10)
-    label = Text(no_wrap=True, overflow="ellipsis", end="")
-    if chain:
-        label.append("▾ " if expanded else "▸ ", "bold")
-    label.append(flow.method or "(no method)", "bold")
-    if flow.name:
-        label.append(" " + flow.name, "italic")
-    if item.comment:
-        label.append("  # " + item.comment, "dim italic")
-    label.truncate(room, overflow="ellipsis", pad=True)
-    text.append_text(label)
-    text.append(" ")
-    text.append(f"{ids_text(flow.ids)[:W_IDS]:>{W_IDS}} ", "dim")
-    status = flow.status + ("*" if flow.late else "")
-    text.append(f"{status[: W_STATUS - 1]:<{W_STATUS}}", STATUS_STYLE.get(flow.status, ""))
-    text.append(f"{latency_text(flow.latency_ms):>{W_LATENCY}}")
-    extra = f"{flow.progress_count}p" if flow.progress_count else ""
-    text.append(f"{extra:>{W_EXTRA}}", "dim")
-    return text
-
-
-def column_header(width: int) -> Text:
-    """The column titles above the rows of :func:`flow_row`, for the same width."""
-    room = max(width - FIXED_WIDTH, 10)
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append(f"  {'time':<{W_TIME}}    {'method  name':<{room}} ")
-    text.append(f"{'id':>{W_IDS}} {'status':<{W_STATUS}}{'latency':>{W_LATENCY}}")
-    text.append(f"{'prog':>{W_EXTRA}}")
-    return text
-
-
-def attempt_row(flow: Flow, index: int, width: int) -> Text:
-    """A sub-row of an expanded MRTR chain: one attempt."""
-    attempt: Attempt = flow.attempts[index]
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append(" " * (2 + W_TIME + 3))
-    text.append(f"  └ round {index + 1}: ", "dim")
-    text.append(f"id {ids_text([attempt.request.id])}")
-    outcome = attempt.result_type or ("answered" if attempt.response else "no answer")
-    text.append(f"  {outcome}", STATUS_STYLE.get(outcome, ""))
-    if attempt.latency_ms is not None:
-        text.append(f"  {latency_text(attempt.latency_ms)}")
-    if attempt.input_request_keys:
-        text.append("  asks: " + ", ".join(attempt.input_request_keys), "italic")
-    text.truncate(width, overflow="ellipsis")
-    return text
 
 
 def fold_strings(value: Any, fold: int | None) -> Any:

@@ -110,6 +110,7 @@ class SessionTabs(SessionActions):
         if self.current is not None:  # each capture keeps its cursor and follow mode
             self.current.cursor_item = self.flow_list.current_item_index
             self.current.stick = self.flow_list.follow
+            self.current.columns = self.flow_list.columns
         self.current = view
         self.start_loading(view)
         if self.tabs.active != view.tab_id:
@@ -119,7 +120,7 @@ class SessionTabs(SessionActions):
     def show_view(self, view: SessionView) -> None:
         flow_list = self.flow_list
         flow_list.follow = view.stick
-        flow_list.show(view.model, view.matches, view.cursor_item, view.expanded)
+        flow_list.show(view.model, view.matches, view.cursor_item, view.expanded, view.columns)
         self.update_status()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from mcpeek.inspector.filters import Filter, filter_rows
 from mcpeek.inspector.views.session import SessionModel
 from mcpeek.tui.loader import Progress
+from mcpeek.tui.rows import Columns
 
 
 class SessionView:
@@ -36,6 +37,7 @@ class SessionView:
         self.problems_noted = 0
         self.stick = True  # the list sticks to the newest row (its follow mode)
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
+        self.columns = Columns()  # the widest cells of the rows measured (see mcpeek.tui.rows)
         # Rows that changed while a re-filter ran in a worker: looked at again
         # once its result is in (else a change in between would be lost).
         self.changed_meanwhile: set[int] | None = None

@@ -66,3 +66,12 @@ def test_legacy_session_summary(snap_compare: Any) -> None:
 def test_help_screen(snap_compare: Any) -> None:
     app = app_on("modern-http-sse.jsonl")
     assert snap_compare(app, terminal_size=SIZE, run_before=after_loading("question_mark"))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 34), (160, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_list_and_detail_at_each_width(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Columns sized to content, titles above them, the footer's Save and Quit,
+    the progress bar apart from the notification lines."""
+    app = app_on("violations.jsonl")
+    keys = ("home", "down", "down", "down", "enter", *["right"] * 5)  # count: Notifications
+    assert snap_compare(app, terminal_size=size, run_before=after_loading(*keys))
