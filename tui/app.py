@@ -27,8 +27,9 @@ from textual.worker import get_current_worker
 
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.tui.actions import ActionCommands, bindings
+from mcpeek.tui.column_header import ColumnHeader
 from mcpeek.tui.detail import DetailPane
-from mcpeek.tui.flow_list import ColumnHeader, FlowList
+from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.loader import SessionUpdated, load_into, recheck
 from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView

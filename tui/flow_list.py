@@ -27,10 +27,9 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from mcpeek.inspector.views.session import FlowItem, SessionModel
-from mcpeek.tui.rows import Columns, Layout, attempt_row, column_header, fit, flow_row
+from mcpeek.tui.rows import Columns, Layout, attempt_row, fit, flow_row
 
 SUB_BITS = 8  # up to 255 attempts of one chain shown as sub-rows
 SUB_MASK = (1 << SUB_BITS) - 1
@@ -318,16 +317,3 @@ class FlowList(ScrollView, can_focus=True):
 
     def watch_follow(self, follow: bool) -> None:
         self.post_message(self.Highlighted(self.current_item))
-
-
-class ColumnHeader(Widget):
-    """The column titles, laid out like the rows of ``flow_list``."""
-
-    DEFAULT_CSS = "ColumnHeader { height: 1; }"
-
-    def __init__(self, flow_list: FlowList, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.flow_list = flow_list
-
-    def render(self) -> Text:
-        return column_header(self.flow_list.row_layout())

@@ -10,17 +10,17 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import msgspec
 from textual import work
 from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static, Tabs
 from textual.worker import get_current_worker
 
-from mcpeek.inspector.views.session import FlowItem, SessionModel
+from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.export import flow_as_json, save_capture
 from mcpeek.tui.flow_list import SUB_BITS, FlowList
 from mcpeek.tui.screens import HelpScreen, PromptScreen, QuitScreen, SummaryScreen, ViolationsScreen
 
@@ -286,41 +286,3 @@ class SessionActions(App[None]):
         self.call_from_thread(
             self.notify, f"saved {len(items)} flows ({count} records) to {target}"
         )
-
-
-def flow_as_json(item: FlowItem) -> str:
-    """The flow's messages as a JSON array (the exact values; bytes that are not JSON as text)."""
-    out: list[Any] = []
-    for entry in item.flow.entries:
-        data = entry.wire()
-        try:
-            out.append(msgspec.json.decode(data))
-        except msgspec.DecodeError:
-            out.append(data.decode("utf-8", "replace"))
-    return msgspec.json.format(msgspec.json.encode(out), indent=2).decode()
-
-
-def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> int:
-    """Write the records of ``items`` (messages, their HTTP exchanges, violations) as a capture."""
-    records: dict[int, Any] = {}
-    for item in items:
-        for entry in item.flow.entries:
-            records[entry.seq] = entry.record
-            for http in model.exchanges.get(entry.ch, ()):
-                records[http.seq] = http
-        for finding in item.findings:
-            if finding.seq:  # stored by the proxy (a re-check's findings have no place)
-                records[finding.seq] = finding
-    encoder = msgspec.json.Encoder()
-    tmp = target.with_name(target.name + ".part")
-    try:
-        with open(tmp, "wb") as out:
-            if model.header is not None:
-                out.write(encoder.encode(model.header) + b"\n")
-            for seq in sorted(records):
-                out.write(encoder.encode(records[seq]) + b"\n")
-        tmp.replace(target)
-    except OSError:
-        tmp.unlink(missing_ok=True)  # no half-written file left behind
-        raise
-    return len(records)
