@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from array import array
-from collections.abc import Iterable
+from collections.abc import Collection
 from pathlib import Path
 
 from rich.text import Text
@@ -171,12 +171,13 @@ class McpeekApp(SessionTabs):
         self.update_status()
         self.call_after_refresh(message.shown.set)
 
-    def apply_changes(self, view: SessionView, changed: Iterable[int] = ()) -> None:
+    def apply_changes(self, view: SessionView, changed: Collection[int] = ()) -> None:
         """Filter the rows that arrived (and re-filter those that changed)."""
         new, entered, left = view.take_rows(changed)
         # Columns fit every row while updates are small (live traffic); the rows of a
         # big load are measured as they come on screen (measuring costs microseconds).
-        measured = list(new) + list(changed) if len(new) <= MEASURE_AT_ONCE else []
+        few = len(new) + len(changed) <= MEASURE_AT_ONCE
+        measured = [*new, *changed] if few else []
         if view is not self.current:
             view.matches.extend(new)
             view.columns = view.columns.widen(view.model.items[i] for i in measured)

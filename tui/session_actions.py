@@ -8,7 +8,7 @@ loading and filtering.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +52,7 @@ class SessionActions(App[None]):
     def update_status(self) -> None:
         raise NotImplementedError
 
-    def apply_changes(self, view: SessionView, changed: Iterable[int] = ()) -> None:
+    def apply_changes(self, view: SessionView, changed: Collection[int] = ()) -> None:
         raise NotImplementedError
 
     def notify(

@@ -10,8 +10,10 @@ from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
 from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 from mcpeek.tui.app import McpeekApp
+from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.render import ids_text, latency_text
 from mcpeek.tui.rows import Columns, column_header, fit, flow_row
 from tests.tui.conftest import wait_for, wait_loaded
@@ -106,3 +108,23 @@ async def test_the_progress_bar_stands_apart_from_the_notifications() -> None:
         lines = shown_text(app, "#body-notifications").splitlines()
         assert "━" in lines[0] and lines[1].strip() == ""
         assert "notifications/progress" in lines[2]
+
+
+async def test_a_big_load_still_fits_the_rows_on_screen(tmp_path: Path) -> None:
+    b = RecordBuilder()
+    count = 12_000  # more than one update measures at once
+    for n in range(1, count + 1):
+        name = "a_tool_with_a_rather_long_name_at_the_end" if n == count else "add"
+        b.request("tools/call", {"name": name}, id=n)
+        b.result(n, {"content": []})
+    b.event("exit", code=0)
+    app = McpeekApp([b.save(tmp_path / "big.jsonl")], follow=False, recheck_rules=False)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await wait_loaded(pilot, app)
+        flows = app.query_one(FlowList)
+        await pilot.press("end")
+        await pilot.pause()
+        last = flows.render_line(flows.cursor - flows.scroll_offset.y).text
+        assert "tools/call a_tool_with_a_rather_long_name_at_the_end " in last
+        header = app.column_header.render().plain
+        assert last.rindex(" 12000 ") + len(" 12000") == header.index(" id ") + len(" id")
