@@ -52,6 +52,9 @@ class SessionActions(App[None]):
     def update_status(self) -> None:
         raise NotImplementedError
 
+    def activate(self, view: SessionView) -> None:
+        raise NotImplementedError
+
     def apply_changes(self, view: SessionView, changed: Collection[int] = ()) -> None:
         raise NotImplementedError
 
@@ -212,7 +215,8 @@ class SessionActions(App[None]):
         if len(self.views) < 2 or self.current is None:
             return
         index = (self.views.index(self.current) + step) % len(self.views)
-        self.tabs.active = self.views[index].tab_id
+        # at once, not when the tab bar reports back: keys read in one go each count
+        self.activate(self.views[index])
 
     def action_toggle_follow(self) -> None:
         flow_list = self.flow_list

@@ -124,8 +124,8 @@ class SessionTabs(SessionActions):
         self.update_status()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
-        if event.tab is None or event.tab.id is None:
-            return
+        if event.tab is None or event.tab.id is None or event.tab.id != self.tabs.active:
+            return  # stale: a later switch (keys read in one go) already moved on
         view = next((v for v in self.views if v.tab_id == event.tab.id), None)
         if view is not None and view is not self.current:
             self.activate(view)

@@ -97,3 +97,18 @@ async def test_a_new_capture_waits_for_a_key_while_the_user_is_busy(tmp_path: Pa
         assert any("press L" in str(n.message) for n in app._notifications)
         await pilot.press("escape", "L")
         assert app.current.model.path == new
+
+
+async def test_quick_presses_of_the_session_keys_each_count() -> None:
+    captures = sorted((ROOT / "captures").glob("*.jsonl"))
+    app = McpeekApp(captures, follow=False, recheck_rules=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        for _ in range(3):  # keys read in one go: handled before the tab bar reports back
+            await app.run_action("next_session")
+        await pilot.pause()
+        assert app.current is app.views[3]
+        await app.run_action("previous_session")
+        await app.run_action("previous_session")
+        await pilot.pause()
+        assert app.current is app.views[1] and app.tabs.active == app.views[1].tab_id
