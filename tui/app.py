@@ -50,7 +50,8 @@ class McpeekApp(SessionTabs):
     Tabs { height: 2; }
     Footer.-compact FooterLabel { margin: 0 1 0 0; }
     Footer.-compact KeyGroup.-compact { padding-left: 0; }
-    ToastRack { margin-bottom: 2; }
+    ToastRack { margin-bottom: 2; }  /* above the status line and the footer */
+    .-query-open ToastRack { margin-bottom: 5; }  /* and above the input */
     """
 
     def __init__(
@@ -274,6 +275,7 @@ class McpeekApp(SessionTabs):
         query = self.query_input
         query.display = False
         query.remove_class("-invalid")
+        self.remove_class("-query-open")
         self.query_mode = ""
         self.flow_list.focus()
 

@@ -157,6 +157,7 @@ class SessionActions(App[None]):
         query.placeholder = placeholder
         query.value = value
         query.display = True
+        self.add_class("-query-open")  # toasts make room for it
         query.focus()
 
     def action_filter(self) -> None:

@@ -97,6 +97,12 @@ async def test_toasts_leave_the_status_line_and_the_footer_keeps_save_and_quit()
         keys = {key.key: key.region for key in app.screen.query(FooterKey)}
         assert keys["w"].right <= 80 and keys["q"].right <= 80
         assert "right" in keys
+        await pilot.press("escape", "f", *"~x", "enter")  # an error while the input is open
+        await wait_for(pilot, lambda: any(t.has_class("-error") for t in app.screen.query(Toast)))
+        await pilot.pause()
+        for toast in app.screen.query(Toast):
+            assert not toast.region.overlaps(status)
+            assert not toast.region.overlaps(app.query_input.region)
 
 
 async def test_the_progress_bar_stands_apart_from_the_notifications() -> None:
