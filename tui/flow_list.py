@@ -80,9 +80,10 @@ class FlowList(ScrollView, can_focus=True):
         self.placeholder = Text()  # shown while there is no session (waiting for captures)
         self.columns = Columns()  # the session's widest cells (the app keeps them per capture)
         # Rendered rows keyed by everything a row's look depends on: the session (row
-        # codes of two captures are alike), the row, its flow's version, the width, the
-        # style (cursor, focus, theme) and whether it is expanded. A key changes whenever
-        # what the row shows does, so the cache is never cleared.
+        # codes of two captures are alike), the row, its flow's version, the layout
+        # (width, column sizes), the style (cursor, focus, theme) and whether it is
+        # expanded. A key changes whenever what the row shows does, so the cache is
+        # never cleared.
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
 
     # -- data --------------------------------------------------------------------
