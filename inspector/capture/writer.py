@@ -1,12 +1,12 @@
 """Append records to a capture file.
 
 The writer numbers records (``seq``), stamps them (``t``), redacts secret
-headers, and appends them to an in-memory buffer that goes to disk in whole
-lines: when :meth:`CaptureWriter.flush` is called (the proxies call it on a
-50 ms timer), when the buffer passes ``max_buffer`` bytes (so memory stays
-bounded whatever the traffic), and at :meth:`CaptureWriter.close`. A crash can
-therefore lose at most the unflushed tail, and leaves at most one incomplete
-last line, which readers ignore.
+headers, and hands each batch to the kernel at once, in one ``os.write`` of
+whole lines (no fsync), as ``tcpdump -U`` does per packet: the proxies emit a
+batch right after forwarding the chunk it came from, so a proxy killed with
+SIGKILL loses at most the record in flight, and a crash leaves at most one
+incomplete last line, which readers ignore. After a failed write (a full
+disk) nothing more is written, so that a torn line stays the last one.
 """
 
 from __future__ import annotations
@@ -21,11 +21,9 @@ from pathlib import Path
 import msgspec
 
 from mcpeek.inspector import __version__
-from mcpeek.inspector.capture.sink import FileSink
 from mcpeek.inspector.records import (
     Header,
     Http,
-    Record,
     SeqRecord,
     header_bytes,
     store_header_bytes,
@@ -75,17 +73,14 @@ class CaptureWriter:
         target: list[str] | str,
         redact: bool = True,
         extra_redacted: Iterable[str] = (),
-        max_buffer: int = 1 << 20,
-        threaded: bool = False,
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-        self._sink = FileSink(fd, threaded=threaded)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+        self._fd = os.open(self.path, flags, 0o600)
         self._encoder = msgspec.json.Encoder()
-        self._buffer = bytearray()
-        self._max_buffer = max_buffer
         self._next_seq = 1
+        self.error: OSError | None = None
         self.redact = redact
         self._redacted_names = DEFAULT_REDACTED_HEADERS | {n.lower() for n in extra_redacted}
         self.closed = False
@@ -96,22 +91,20 @@ class CaptureWriter:
             tool=f"mcpeek {__version__}",
             redacted=redact,
         )
-        self._append(self.header)
-        self.flush()
-
-    @property
-    def pending_bytes(self) -> int:
-        return len(self._buffer)
+        self._write_out(self._encoder.encode(self.header) + b"\n")
 
     def write(self, record: SeqRecord) -> SeqRecord:
-        """Number, stamp and buffer ``record``; returns it (now with its ``seq``)."""
+        """Number, stamp and write ``record``; returns it (now with its ``seq``)."""
         self.write_many((record,))
         return record
 
     def write_many(self, records: Sequence[SeqRecord]) -> None:
-        """Number, stamp and buffer a batch, encoded in one call (the relay's hot path)."""
+        """Number, stamp and write a batch, encoded in one call and written in one
+        system call (the relay's hot path)."""
         if self.closed:
             raise ValueError(f"capture {self.path} is closed")
+        if self.error is not None:
+            raise self.error
         seq = self._next_seq
         now = 0.0
         for record in records:
@@ -132,9 +125,7 @@ class CaptureWriter:
                 store_header_bytes(record)
         encoded = self._encoder.encode_lines(records)
         self._next_seq = seq  # only once encoded: a failed batch leaves no gap in seq
-        self._buffer += encoded
-        if len(self._buffer) >= self._max_buffer:
-            self.flush()
+        self._write_out(encoded)
 
     def _redact(self, record: Http) -> None:
         assert record.headers is not None
@@ -156,24 +147,22 @@ class CaptureWriter:
         record.headers = headers
         record.headers_b64 = sorted(encoded) or None
 
-    def _append(self, record: Record) -> None:
-        self._encoder.encode_into(record, self._buffer, len(self._buffer))
-        self._buffer += b"\n"
-
-    def flush(self) -> None:
-        """Hand the buffered lines to the file (or its writer thread)."""
-        if self._buffer:
-            data, self._buffer = self._buffer, bytearray()
-            self._sink.submit(data)
+    def _write_out(self, data: bytes) -> None:
+        written = 0
+        try:
+            with memoryview(data) as view:
+                while written < len(view):
+                    written += os.write(self._fd, view[written:])
+        except OSError as exc:
+            self.error = exc
+            raise
 
     def close(self) -> None:
+        """Close the file, which releases its lock."""
         if self.closed:
             return
-        try:
-            self.flush()
-        finally:
-            self.closed = True
-            self._sink.close()
+        self.closed = True
+        os.close(self._fd)
 
     def __enter__(self) -> CaptureWriter:
         return self

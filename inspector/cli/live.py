@@ -28,7 +28,6 @@ from mcpeek.inspector.records import Violation
 
 FINISH_TIMEOUT = 10.0  # seconds the worker gets to catch up once the traffic is over (a client
 # waiting for our exit should not wait long: lint recomputes anything missed)
-FLUSH_INTERVAL = 0.05  # the capture format promises a flush at least every 50 ms
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
 
@@ -101,16 +100,18 @@ class LiveChecks:
 
         reported = msgspec.convert(item, Reported)
         self.violations += 1
-        if not self._writer.closed:
-            self._writer.write(
-                Violation(
-                    rule=reported.rule,
-                    severity=reported.severity,
-                    msgs=reported.msgs,
-                    message=reported.message,
-                    spec=reported.spec,
+        if not self._writer.closed and self._writer.error is None:
+            # A failed write stays in writer.error, for the proxy to report once.
+            with contextlib.suppress(OSError):
+                self._writer.write(
+                    Violation(
+                        rule=reported.rule,
+                        severity=reported.severity,
+                        msgs=reported.msgs,
+                        message=reported.message,
+                        spec=reported.spec,
+                    )
                 )
-            )
         self._say(flag_line(reported))
 
     async def finish(self, timeout: float = FINISH_TIMEOUT) -> None:
@@ -131,39 +132,32 @@ class LiveChecks:
             self._reader.cancel()
             await process.wait()
 
+    async def abort(self) -> None:
+        """The proxy failed: stop the worker without waiting for its findings."""
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        if self._reader is not None:
+            self._reader.cancel()
 
-async def record_while(
-    writer: CaptureWriter,
-    live: LiveChecks,
-    main: Callable[[], Awaitable[T]],
-    on_error: Callable[[BaseException], None],
-    console: Console,
-) -> T:
-    """Run a proxy's ``main`` with its capture flushed every 50 ms, stderr written
-    through the loop and the live checks beside it; when ``main`` is done, the
-    checks get to finish reading before stderr goes back to plain writes."""
 
-    async def flush_forever() -> None:
-        while True:
-            await asyncio.sleep(FLUSH_INTERVAL)
-            if writer.pending_bytes:
-                try:
-                    writer.flush()
-                except OSError as exc:  # reported; the relay goes on without a capture
-                    on_error(exc)
-                    return
-
-    flusher = asyncio.get_running_loop().create_task(flush_forever())
+async def record_while(live: LiveChecks, main: Callable[[], Awaitable[T]], console: Console) -> T:
+    """Run a proxy's ``main`` with stderr written through the loop and the live
+    checks beside it; when ``main`` is done (its records are on disk: the writer
+    writes each at once), the checks get to finish reading before stderr goes
+    back to plain writes."""
     await console.attach()
     try:
         await live.start()
-        result = await main()
         try:
-            writer.flush()
-        except OSError as exc:
-            on_error(exc)
+            result = await main()
+        except BaseException:
+            await live.abort()  # the proxy did not run (e.g. its port was taken)
+            raise
         await live.finish()
         return result
     finally:
-        flusher.cancel()
         await console.detach()

@@ -67,10 +67,6 @@ class Tape:
         if self._checks is not None:
             self._checks.feed(record)
 
-    def flush(self) -> None:
-        if self.writer is not None and not self.closed:
-            self.writer.flush()
-
     def direction(self, seq: int) -> str | None:
         """``c2s`` or ``s2c`` for a message or HTTP record this tape numbered."""
         return self._directions.get(seq)

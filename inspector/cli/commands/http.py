@@ -123,7 +123,6 @@ class HttpCommand(Command):
                 target=upstream,
                 redact=not args.no_redact,
                 extra_redacted=args.redact_header,
-                threaded=True,
             )
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
@@ -143,10 +142,8 @@ class HttpCommand(Command):
 
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
-                writer,
                 live,
                 lambda: _serve(args, host, port, upstream, recorder, console, stop, ready),
-                internal_error,
                 console,
             )
 
@@ -154,7 +151,7 @@ class HttpCommand(Command):
             if stop is None:
                 asyncio.run(proxy())
             else:
-                asyncio.run(_with_viewer(proxy(), stop, ready, writer, path))
+                asyncio.run(_with_viewer(proxy(), stop, ready, path))
         except OSError as exc:
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
@@ -215,7 +212,6 @@ async def _with_viewer(
     proxy: Coroutine[None, None, None],
     stop: asyncio.Event,
     ready: asyncio.Event,
-    writer: CaptureWriter,
     path: Path,
 ) -> None:
     """Run the proxy and, once it listens, the viewer on its capture; quitting
@@ -228,7 +224,6 @@ async def _with_viewer(
     if task.done():
         waiter.cancel()
         return task.result()  # raises what stopped the proxy from starting
-    writer.flush()  # the viewer must find the header and the listen event
     app = McpeekApp([path], follow=True, recheck_rules=False, runs_proxy=True)
     task.add_done_callback(lambda _: app.exit())
     await app.run_async()

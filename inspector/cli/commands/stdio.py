@@ -96,9 +96,7 @@ class StdioCommand(Command):
         path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
         try:
-            writer = CaptureWriter(
-                path, transport="stdio", target=[printable(a) for a in command], threaded=True
-            )
+            writer = CaptureWriter(path, transport="stdio", target=[printable(a) for a in command])
         except OSError as exc:
             raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
         # Whatever a library prints must not corrupt the protocol pipe.
@@ -130,7 +128,7 @@ class StdioCommand(Command):
                 "(a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
             )
         try:
-            code = asyncio.run(record_while(writer, live, relay.run, internal_error, console))
+            code = asyncio.run(record_while(live, relay.run, console))
         finally:
             try:
                 writer.close()

@@ -232,13 +232,14 @@ def test_gzip_capture(tmp_path: Path) -> None:
     assert [r.raw for r in read_records(gz)[1]] == ["a"]
 
 
-def test_writer_flushes_whole_lines_only(tmp_path: Path) -> None:
+def test_each_record_is_in_the_file_once_written(tmp_path: Path) -> None:
+    """No buffer in the process: a proxy killed right after writing loses nothing (#21.9)."""
     path = tmp_path / "c.jsonl"
-    writer = CaptureWriter(path, transport="stdio", target=["s"], max_buffer=1 << 30)
+    writer = CaptureWriter(path, transport="stdio", target=["s"])
     writer.write(Msg(dir="c2s", ch="stdio", raw="x" * 1000))
-    assert path.read_bytes().count(b"\n") == 1  # only the header so far
-    writer.flush()
     assert path.read_bytes().endswith(b"\n") and path.read_bytes().count(b"\n") == 2
+    writer.write_many([Msg(dir="s2c", ch="stdio", raw="y"), Msg(dir="s2c", ch="stdio", raw="z")])
+    assert [r.raw for r in read_records(path)[1]] == ["x" * 1000, "y", "z"]
     writer.close()
 
 
@@ -257,7 +258,6 @@ def test_follow_sees_records_appended_by_another_writer(tmp_path: Path) -> None:
     thread.start()
     for i in range(5):
         writer.write(Msg(dir="c2s", ch="stdio", raw=str(i)))
-        writer.flush()
         time.sleep(0.02)
     deadline = time.monotonic() + 5
     while len(seen) < 5 and time.monotonic() < deadline:

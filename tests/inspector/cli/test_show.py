@@ -91,7 +91,6 @@ def test_follow_prints_flows_as_another_process_appends(tmp_path: Path) -> None:
 
     def say(dir: str, text: str) -> None:
         writer.write(Msg(dir=dir, ch="stdio", raw=text))  # type: ignore[arg-type]
-        writer.flush()
 
     say("c2s", '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
     say("s2c", '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}')
