@@ -12,6 +12,7 @@ the filter or search input): then a notification offers ``L`` to go there.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,7 +74,7 @@ class SessionTabs(SessionActions):
             found = [
                 p
                 for p in self.directory.iterdir()
-                if p.name.endswith((".jsonl", ".gz")) and p.is_file()  # no FIFOs or folders
+                if p.name.endswith((".jsonl", ".gz")) and _has_data(p)
             ]
         except OSError:  # not there yet (no proxy ran): look again later
             return
@@ -136,3 +137,13 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except OSError:
         return 0.0
+
+
+def _has_data(path: Path) -> bool:
+    """A regular file that is not empty: no FIFOs or folders, and no capture whose
+    proxy has not written its header yet (a later scan finds it)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size > 0

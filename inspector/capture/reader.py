@@ -25,6 +25,7 @@ from typing import BinaryIO
 
 import msgspec
 
+from mcpeek.inspector.capture.files import O_CLOEXEC, O_NONBLOCK, kind_of
 from mcpeek.inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
 
 CHUNK_SIZE = 1 << 20
@@ -67,16 +68,38 @@ class CaptureReader:
         self.bytes_read = 0  # of the (decompressed) file, for progress indicators
 
     def _open(self) -> BinaryIO | gzip.GzipFile:
+        """The file, read as gzip when its name or its first bytes say so."""
+        stream = self._open_regular()
         try:
-            if self.path.suffix == ".gz" or _is_gzip(self.path):
-                return gzip.GzipFile(self.path, "rb")
-            return open(self.path, "rb")
+            magic = stream.read(len(GZIP_MAGIC))
+            stream.seek(0)
+        except OSError as exc:
+            stream.close()
+            raise CaptureError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
+        if self.path.suffix == ".gz" or magic == GZIP_MAGIC:
+            return _OwningGzipFile(stream)
+        return stream
+
+    def _open_regular(self) -> BinaryIO:
+        """Open the file if it is a regular file; anything else (a FIFO, a device, a
+        directory, a socket) is refused, and a FIFO is never opened: that would block
+        until a writer came, or steal a waiting writer's data."""
+        try:
+            kind = kind_of(os.stat(self.path).st_mode)
+            # Non-blocking, in case a FIFO took the file's place since the stat.
+            fd = os.open(self.path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         except FileNotFoundError:
             raise CaptureError(f"{self.path}: no such file") from None
-        except IsADirectoryError:
-            raise CaptureError(f"{self.path}: is a directory, not a capture file") from None
         except OSError as exc:
             raise CaptureError(f"{self.path}: cannot open: {exc.strerror or exc}") from None
+        if kind is None:
+            kind = kind_of(os.fstat(fd).st_mode)
+        if kind is not None:
+            os.close(fd)
+            raise CaptureError(f"{self.path}: is {kind}, not a capture file")
+        if O_NONBLOCK:
+            os.set_blocking(fd, True)
+        return open(fd, "rb")
 
     def records(
         self,
@@ -186,7 +209,7 @@ class CaptureReader:
 
         def read() -> bytes:
             if not streams:
-                streams.append(files.enter_context(gzip.GzipFile(self.path, "rb")))
+                streams.append(files.enter_context(_OwningGzipFile(self._open_regular())))
                 streams[0].seek(offset)
             return streams[0].read1(SALVAGE_CHUNK_SIZE)
 
@@ -257,13 +280,18 @@ class CaptureReader:
             raise CaptureError(f"{self.path}: bad capture header: {exc}") from None
 
 
-def _is_gzip(path: Path) -> bool:
-    """Whether a regular file holds gzip data, whatever its name (a pipe or a device is
-    not read ahead: what this read would take, the records would miss)."""
-    if not path.is_file():
-        return False
-    with open(path, "rb") as stream:
-        return stream.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+class _OwningGzipFile(gzip.GzipFile):
+    """A GzipFile that closes the file it reads (``GzipFile(fileobj=…)`` leaves it open)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 def _read_error(exc: BaseException) -> str:

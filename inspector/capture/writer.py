@@ -7,6 +7,8 @@ batch right after forwarding the chunk it came from, so a proxy killed with
 SIGKILL loses at most the record in flight, and a crash leaves at most one
 incomplete last line, which readers ignore. After a failed write (a full
 disk) nothing more is written, so that a torn line stays the last one.
+
+How the file is opened (0600, no symlinks, one writer): :mod:`.files`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 import msgspec
 
 from mcpeek.inspector import __version__
+from mcpeek.inspector.capture.files import open_for_writing
 from mcpeek.inspector.records import (
     Header,
     Http,
@@ -62,7 +65,9 @@ class CaptureWriter:
     """Append-only writer of one capture file.
 
     ``redact`` switches header redaction on (the default); ``extra_redacted``
-    adds header names to the default set.
+    adds header names to the default set. A file that already holds data is
+    refused unless ``force`` (see :func:`~mcpeek.inspector.capture.files.open_for_writing`,
+    which also says what else is refused: it raises ``CaptureFileError``).
     """
 
     def __init__(
@@ -73,11 +78,10 @@ class CaptureWriter:
         target: list[str] | str,
         redact: bool = True,
         extra_redacted: Iterable[str] = (),
+        force: bool = False,
     ) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-        self._fd = os.open(self.path, flags, 0o600)
+        self._fd = open_for_writing(self.path, force=force)
         self._encoder = msgspec.json.Encoder()
         self._next_seq = 1
         self.error: OSError | None = None
@@ -92,6 +96,11 @@ class CaptureWriter:
             redacted=redact,
         )
         self._write_out(self._encoder.encode(self.header) + b"\n")
+
+    @property
+    def record_count(self) -> int:
+        """Records written after the header."""
+        return self._next_seq - 1
 
     def write(self, record: SeqRecord) -> SeqRecord:
         """Number, stamp and write ``record``; returns it (now with its ``seq``)."""
@@ -156,6 +165,21 @@ class CaptureWriter:
         except OSError as exc:
             self.error = exc
             raise
+
+    def discard(self) -> None:
+        """Close and remove the file: the run that was to fill it did not start, and
+        an empty capture must not be left behind (unless the name now holds another
+        file)."""
+        if self.closed:
+            return
+        try:
+            mine = os.fstat(self._fd)
+            found = os.lstat(self.path)
+            if (found.st_dev, found.st_ino) == (mine.st_dev, mine.st_ino):
+                os.unlink(self.path)  # still locked: no other writer has it open
+        except OSError:
+            pass  # gone already, or not ours to remove
+        self.close()
 
     def close(self) -> None:
         """Close the file, which releases its lock."""

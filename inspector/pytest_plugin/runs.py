@@ -102,7 +102,7 @@ class StdioMock:
         self.capture = capture
         self.session_capture = session_capture
         self.server = load_mock(capture, ignore, timing)
-        options = ["--timing", timing, "-w", str(session_capture)]
+        options = ["--timing", timing, "-w", str(session_capture), "--force"]
         for pointer in ignore:
             options += ["--ignore", pointer]
         self.command = stdio_command(str(capture), *options)
@@ -155,7 +155,7 @@ class HttpMock:
         self.session_capture = session_capture
         self.found: list[Reported] = []
         server = load_mock(capture, ignore, timing)
-        writer = CaptureWriter(session_capture, transport="http", target=str(capture))
+        writer = CaptureWriter(session_capture, transport="http", target=str(capture), force=True)
         self.tape = Tape(transport="http", writer=writer, listeners=[RuleEngine(self.found.append)])
         try:
             self.running: RunningHttp = start_http(server, tape=self.tape)
@@ -199,7 +199,9 @@ class StdioRecording:
             )
         self.recording = recording
         recording.unlink(missing_ok=True)
-        self.command = mcpeek_command("stdio", "-w", str(recording), "--", *map(str, command))
+        self.command = mcpeek_command(
+            "stdio", "-w", str(recording), "--force", "--", *map(str, command)
+        )
         self._size = -1
         self._ended = False
 
@@ -242,7 +244,14 @@ class HttpRecording:
         self.log = log
         recording.unlink(missing_ok=True)
         argv = mcpeek_command(
-            "http", "--upstream", upstream, "--listen", "127.0.0.1:0", "-w", str(recording)
+            "http",
+            "--upstream",
+            upstream,
+            "--listen",
+            "127.0.0.1:0",
+            "-w",
+            str(recording),
+            "--force",
         )
         argv.append("--no-tui")
         with log.open("wb") as err:

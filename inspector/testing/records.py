@@ -63,7 +63,7 @@ class RecordBuilder:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the records as a capture file (``seq`` and ``t`` are kept)."""
         with CaptureWriter(
-            path, transport=self.header.transport, target=self.header.target
+            path, transport=self.header.transport, target=self.header.target, force=True
         ) as writer:
             for record in self.records[1:]:
                 assert isinstance(record, SeqRecord)

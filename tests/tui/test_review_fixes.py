@@ -175,3 +175,16 @@ async def test_the_directory_view_lists_regular_files_only(tmp_path: Path) -> No
         await wait_for(pilot, lambda: len(app.views) == 1)
         await pilot.pause(0.3)
         assert [v.model.path.name for v in app.views] == ["20261130-100000-1.jsonl"]
+
+
+async def test_the_directory_view_skips_a_capture_until_it_holds_data(tmp_path: Path) -> None:
+    calls(tmp_path / "20261130-100000-1.jsonl", 2)
+    empty = tmp_path / "20261130-100001-2.jsonl"
+    empty.touch()  # a proxy that has not written its header yet
+    app = McpeekApp([], directory=tmp_path, recheck_rules=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.views) == 1)
+        await pilot.pause(0.3)
+        assert [v.model.path.name for v in app.views] == ["20261130-100000-1.jsonl"]
+        calls(empty, 1)
+        await wait_for(pilot, lambda: len(app.views) == 2)  # a later scan finds it

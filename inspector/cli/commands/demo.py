@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation
+from mcpeek.inspector.capture.files import CaptureFileError, open_for_writing
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
@@ -58,7 +59,13 @@ class DemoCommand(Command):
             "--write",
             metavar="FILE",
             type=Path,
-            help="capture file to write (default: a new temporary file)",
+            help="capture file to write (default: a new temporary file); "
+            "one that holds data is refused unless --force",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
         )
         parser.add_argument(
             "--delay",
@@ -71,7 +78,7 @@ class DemoCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         if not 0 <= args.delay <= 10:  # also refuses nan
             raise UsageError("--delay must be between 0 and 10 seconds")
-        path = _prepare_capture(args.write)
+        path = _prepare_capture(args.write, force=args.force)
         headless = args.headless
         if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
             print("mcpeek: not a terminal: running the demo --headless", file=sys.stderr)
@@ -116,16 +123,17 @@ class _Background:
         return str(self.error)
 
 
-def _prepare_capture(path: Path | None) -> Path:
-    """An empty capture file (so that a reader never sees an old one's records)."""
+def _prepare_capture(path: Path | None, *, force: bool) -> Path:
+    """An empty capture file (so that a reader never sees an old one's records), made
+    as the proxy would make it; the proxy then takes it as it is (empty)."""
     if path is None:
         fd, name = tempfile.mkstemp(prefix="mcpeek-demo-", suffix=".jsonl")
         os.close(fd)
         return Path(name)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb"):
-            pass
+        os.close(open_for_writing(path, force=force))
+    except CaptureFileError as exc:
+        raise UsageError(f"cannot write the capture: {exc}") from None
     except OSError as exc:
         raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
     return path

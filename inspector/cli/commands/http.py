@@ -22,9 +22,9 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.cli.urls import check_http_url
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
@@ -34,6 +34,7 @@ from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Event
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
+CAPTURE_INCOMPLETE = 2  # the run's output is lost in part: neither "ok" nor "findings" (1)
 
 
 class HttpCommand(Command):
@@ -56,7 +57,13 @@ class HttpCommand(Command):
             "--write",
             metavar="FILE",
             type=Path,
-            help="capture file to write (default: a new file in the capture directory)",
+            help="capture file to write (default: a new file in the capture directory); "
+            "one that holds data is refused unless --force",
+        )
+        add(
+            "--force",
+            action="store_true",
+            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
         )
         add(
             "--home",
@@ -116,16 +123,14 @@ class HttpCommand(Command):
         upstream = args.upstream
         check_http_url("--upstream", upstream)
         path = args.write or default_capture_path(home=args.home)
-        try:
-            writer = CaptureWriter(
-                path,
-                transport="http",
-                target=upstream,
-                redact=not args.no_redact,
-                extra_redacted=args.redact_header,
-            )
-        except OSError as exc:
-            raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
+        writer = open_capture(
+            path,
+            force=args.force,
+            transport="http",
+            target=upstream,
+            redact=not args.no_redact,
+            extra_redacted=args.redact_header,
+        )
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)
@@ -133,9 +138,7 @@ class HttpCommand(Command):
             writer, console.say, checks=not args.no_check, flows=not (args.quiet or tui)
         )
 
-        def internal_error(exc: BaseException) -> None:
-            console.say(f"internal error while recording ({type(exc).__name__}: {exc})", force=True)
-
+        internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
         recorder = Recorder(writer, on_error=internal_error)
         stop = asyncio.Event() if tui else None
         ready = asyncio.Event()
@@ -153,12 +156,15 @@ class HttpCommand(Command):
             else:
                 asyncio.run(_with_viewer(proxy(), stop, ready, path))
         except OSError as exc:
+            if not ready.is_set():
+                writer.discard()  # it never listened: no capture to keep
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            try:
-                writer.close()
-            except OSError as exc:
-                console.say(f"could not finish the capture {path}: {exc}", force=True)
+            writer.close()
+        if internal_error.incomplete:  # said once above; the exit code must not say "ok"
+            console.say(f"the capture {path} is incomplete", force=True)
+            console.close()
+            return CAPTURE_INCOMPLETE
         console.say(f"capture saved to {path}", force=tui)  # the viewer is gone: say where
         console.close()
         return 0

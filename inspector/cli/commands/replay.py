@@ -116,6 +116,11 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "-w", "--write", type=Path, metavar="FILE", help="write a capture of the replay"
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
+    )
+    parser.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
@@ -182,7 +187,7 @@ class _Session:
         self.notes: list[str] = list(plan.notes)
 
     def run(self) -> int:
-        from mcpeek.inspector.capture.writer import CaptureWriter
+        from mcpeek.inspector.cli.recording import open_capture
         from mcpeek.inspector.replay.replay import Replayer, ReplayError
         from mcpeek.inspector.replay.replay_http import HttpTransport
         from mcpeek.inspector.replay.replay_record import SessionTape
@@ -195,12 +200,9 @@ class _Session:
         refuse_overwriting(args.write, args.file)
         writer = None
         if args.write is not None:
-            try:
-                writer = CaptureWriter(args.write, transport=transport_name, target=target)
-            except OSError as exc:
-                raise UsageError(
-                    f"cannot write the capture {args.write}: {exc.strerror or exc}"
-                ) from None
+            writer = open_capture(
+                args.write, force=args.force, transport=transport_name, target=target
+            )
         found: list[Reported] = []
         listeners = [] if args.no_check else [RuleEngine(found.append)]
         tape = SessionTape(transport_name, target, writer=writer, listeners=listeners)
@@ -219,6 +221,8 @@ class _Session:
         try:
             live = asyncio.run(replayer.run())
         except ReplayError as exc:
+            if writer is not None and writer.record_count == 0:
+                writer.discard()  # the server never started: nothing worth a capture
             raise UsageError(str(exc)) from None
         finally:
             tape.finish()

@@ -79,6 +79,11 @@ class ServeCommand(Command):
             help="a JSON Pointer that matching ignores, e.g. /params/arguments/ts (repeatable)",
         )
         add("-w", "--write", metavar="FILE", type=Path, help="write a capture of the mock session")
+        add(
+            "--force",
+            action="store_true",
+            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
+        )
         add("--no-check", action="store_true", help="do not check the client against the rules")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
 
@@ -98,7 +103,7 @@ class ServeCommand(Command):
         if args.file is None:
             raise UsageError("serve needs a capture FILE (mcpeek serve FILE [--listen HOST:PORT])")
         from mcpeek.inspector.capture.reader import CaptureError
-        from mcpeek.inspector.capture.writer import CaptureWriter
+        from mcpeek.inspector.cli.recording import open_capture
         from mcpeek.inspector.proxy.guard import is_loopback_host, parse_listen
         from mcpeek.inspector.replay.canonical import PointerError
         from mcpeek.inspector.replay.mock import MockServer, OnMiss, ServeError
@@ -139,10 +144,9 @@ class ServeCommand(Command):
         writer = None
         transport = "stdio" if listen is None else "http"
         if args.write is not None:
-            try:
-                writer = CaptureWriter(args.write, transport=transport, target=str(args.file))
-            except OSError as exc:
-                raise UsageError(f"cannot write {args.write}: {exc.strerror or exc}") from None
+            writer = open_capture(
+                args.write, force=args.force, transport=transport, target=str(args.file)
+            )
         say = _Say(args.quiet)
         checks = _ClientChecks(say)
         listeners = [] if args.no_check else [checks.engine()]
@@ -154,6 +158,8 @@ class ServeCommand(Command):
             else:
                 self._http(server, tape, listen, args, say)
         except OSError as exc:
+            if writer is not None and writer.record_count == 0:
+                writer.discard()  # it never served: nothing worth a capture
             where = f"--listen {args.listen}" if listen else "stdio"
             raise UsageError(f"{where}: {exc.strerror or exc}") from None
         finally:

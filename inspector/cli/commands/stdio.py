@@ -17,9 +17,9 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
@@ -40,7 +40,13 @@ class StdioCommand(Command):
             "--write",
             metavar="FILE",
             type=Path,
-            help="capture file to write (default: a new file in the capture directory)",
+            help="capture file to write (default: a new file in the capture directory); "
+            "one that holds data is refused unless --force",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
         )
         parser.add_argument(
             "--home",
@@ -95,22 +101,12 @@ class StdioCommand(Command):
         reserve_standard_fds()
         path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
-        try:
-            writer = CaptureWriter(path, transport="stdio", target=[printable(a) for a in command])
-        except OSError as exc:
-            raise UsageError(f"cannot write the capture {path}: {exc.strerror or exc}") from None
+        writer = open_capture(
+            path, force=args.force, transport="stdio", target=[printable(a) for a in command]
+        )
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr
-        reported: set[str] = set()
-
-        def internal_error(exc: BaseException) -> None:
-            text = (
-                f"internal error while recording ({type(exc).__name__}: {exc}); traffic still flows"
-            )
-            if text not in reported:
-                reported.add(text)
-                console.say(text, force=True)
-
+        internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
         live = LiveChecks(writer, console.say, checks=not args.no_check, flows="flows" in args.log)
         recorder = Recorder(writer, on_error=internal_error)
         tap = StdioTap(recorder.emit)
@@ -130,15 +126,19 @@ class StdioCommand(Command):
         try:
             code = asyncio.run(record_while(live, relay.run, console))
         finally:
-            try:
+            if relay.spawned:
                 writer.close()
-            except OSError as exc:  # a full disk must not cost the client the exit code
-                internal_error(exc)
+            else:  # the server did not start (said on stderr): nothing worth a capture
+                writer.discard()
         if relay.spawned:
             count = tap.message_count
             flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"
             # After a recording error the file holds only part of them: say so, not "recorded".
-            where = f"seen; the capture {path} is incomplete" if reported else f"recorded in {path}"
+            where = (
+                f"seen; the capture {path} is incomplete"
+                if internal_error.incomplete
+                else f"recorded in {path}"
+            )
             console.say(
                 f"{count} message{'s' if count != 1 else ''}{flagged if live.violations else ''} "
                 f"{where}; server exit code {code}"

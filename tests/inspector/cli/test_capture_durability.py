@@ -1,10 +1,12 @@
-"""What a capture keeps when the proxy dies: each record reaches the kernel right after
-its chunk was forwarded, so SIGKILL loses at most the record in flight."""
+"""What a capture keeps when the proxy dies or the disk fills: each record reaches the
+kernel right after its chunk was forwarded, so SIGKILL loses at most the record in
+flight; a write error is said once, and the run does not end as if all was saved."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import resource
 import signal
 import subprocess
 import sys
@@ -137,3 +139,29 @@ def test_sigkill_on_http_loses_nothing_the_client_got(tmp_path: Path, upstream: 
         proxy.send_signal(signal.SIGKILL)
         proxy.communicate()
     assert answered_ids(capture) >= set(range(ROUND_TRIPS - 1))
+
+
+def test_a_full_disk_on_http_is_said_once_and_fails_the_run(tmp_path: Path, upstream: str) -> None:
+    capture = tmp_path / "cap.jsonl"
+    # A full disk, honestly: the file may not grow past 8 KiB (RLIMIT_FSIZE; Python
+    # ignores SIGXFSZ, so writes fail with EFBIG as they would with ENOSPC).
+    limit = 8192
+    proxy, port = start_http_proxy(
+        upstream,
+        capture,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+    )
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for n in range(30):  # ~30 KiB of records: the limit is met early
+            assert post(connection, n, "x" * 500) == n  # the traffic still flows
+        connection.close()
+    finally:
+        proxy.send_signal(signal.SIGINT)
+        _, err = proxy.communicate(timeout=30)
+    assert proxy.returncode == 2
+    assert "Traceback" not in err
+    assert err.count("File too large") == 1, err  # once, not per record
+    assert f"the capture {capture} is incomplete" in err
+    assert "capture saved" not in err
+    assert capture.stat().st_size <= limit

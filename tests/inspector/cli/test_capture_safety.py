@@ -1,0 +1,198 @@
+"""Capture files as the commands meet them: private modes, no links, one writer, no
+overwriting without --force, no FIFOs or devices, no empty captures from failed starts."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.records import Msg
+from tests.conftest import mcpeek_argv
+
+pytestmark = pytest.mark.e2e
+
+CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
+QUIET_SERVER = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+# What -w means for each command that has it (FILE is replaced by the path).
+WRITERS = {
+    "stdio": ["stdio", "-w", "FILE", "--", *QUIET_SERVER],
+    "http": ["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0", "-w"],
+    "demo": ["demo", "--headless", "--delay", "0", "-w", "FILE"],
+    "serve": ["serve", str(CAPTURE), "-w", "FILE"],
+    "replay": ["replay", str(CAPTURE), "-w", "FILE", "--", *QUIET_SERVER],
+}
+WRITERS["http"] += ["FILE", "--no-tui"]
+READERS = {
+    "lint": ["lint", "FILE"],
+    "show": ["show", "FILE"],
+    "view": ["view", "FILE"],
+    "serve": ["serve", "FILE"],
+    "replay": ["replay", "FILE", "--", *QUIET_SERVER],
+}
+
+
+def mcpeek(
+    words: list[str], path: Path, *, timeout: float = 30, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
+    argv = mcpeek_argv(*(str(path) if w == "FILE" else w for w in words))
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        argv,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kwargs,
+    )
+
+
+def refused(proc: subprocess.CompletedProcess[str], reason: str) -> None:
+    """Exit 2 with one line saying ``reason``, no traceback."""
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcpeek: ") and reason in lines[0], lines
+
+
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_w_onto_a_capture_that_holds_data_needs_force(command: str, tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    refused(mcpeek(WRITERS[command], path), "already exists; add --force")
+    assert path.read_bytes() == old
+
+
+def test_force_overwrites(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_bytes(CAPTURE.read_bytes())
+    proc = mcpeek(["stdio", "--force", "-w", "FILE", "--", *QUIET_SERVER], path)
+    assert proc.returncode == 0, proc.stderr
+    header, records, _ = read_records(path)
+    assert header.target == [str(w) for w in QUIET_SERVER]
+    assert not any(isinstance(r, Msg) for r in records)  # the old conversation is gone
+
+
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_w_onto_a_fifo_is_refused_without_hanging(command: str, tmp_path: Path) -> None:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)  # opened for writing, it would block until a reader came
+    refused(mcpeek(WRITERS[command], path), "is a FIFO (named pipe), not a regular file")
+
+
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_reading_a_fifo_is_refused_without_hanging(command: str, tmp_path: Path) -> None:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)  # opened for reading, it would block until a writer came
+    refused(mcpeek(READERS[command], path), "is a FIFO (named pipe), not a capture file")
+
+
+@pytest.mark.parametrize("command", ["lint", "show"])
+def test_reading_a_device_or_a_directory_is_refused(command: str, tmp_path: Path) -> None:
+    refused(mcpeek(READERS[command], Path(os.devnull)), "is a character device")
+    refused(mcpeek(READERS[command], tmp_path), "is a directory, not a capture file")
+
+
+def test_w_onto_a_device_is_refused(tmp_path: Path) -> None:
+    refused(mcpeek(WRITERS["stdio"], Path(os.devnull)), "is a character device")
+
+
+def test_a_planted_symlink_is_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "notes.txt"
+    victim.write_text("precious\n")
+    link = tmp_path / "cap.jsonl"
+    link.symlink_to(victim)
+    refused(mcpeek(["stdio", "--force", *WRITERS["stdio"][1:]], link), "is a symbolic link")
+    assert victim.read_text() == "precious\n"
+
+
+def test_a_file_of_another_user_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "theirs.jsonl"
+    path.touch()
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    else:
+        path = Path("/etc/passwd")  # root's, whoever runs the tests
+    refused(mcpeek(WRITERS["stdio"], path), "belongs to another user")
+
+
+def test_the_capture_directory_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    env = {**os.environ, "XDG_STATE_HOME": str(state)}
+    env.pop("MCPEEK_HOME", None)
+    proc = mcpeek(
+        ["stdio", "-q", "--", *QUIET_SERVER], tmp_path, env=env, preexec_fn=lambda: os.umask(0)
+    )
+    assert proc.returncode == 0, proc.stderr
+    directory = state / "mcpeek" / "captures"
+    (capture,) = directory.iterdir()
+    assert stat.S_IMODE(capture.stat().st_mode) == 0o600
+    for made in (state, state / "mcpeek", directory):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700, made
+
+
+def test_a_second_proxy_on_the_same_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "same.jsonl"
+    echo = [sys.executable, "-c", "import sys\nfor line in sys.stdin: print(line, end='')"]
+    first = subprocess.Popen(
+        mcpeek_argv("stdio", "--no-check", "-w", str(path), "--", *echo),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert first.stdin is not None and first.stdout is not None
+        first.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize"}\n')
+        first.stdin.flush()
+        assert first.stdout.readline().startswith(b'{"jsonrpc"')  # it runs, file locked
+        for force in ([], ["--force"]):  # a live capture is never overwritten
+            second = mcpeek(["stdio", *force, "-w", "FILE", "--", *QUIET_SERVER], path)
+            refused(second, "is being written by another mcpeek")
+        first.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+        first.stdin.close()
+        assert first.wait(timeout=30) == 0
+    finally:
+        first.kill()
+        first.wait()
+    header, records, problems = read_records(path)
+    assert problems == [] and header.target[-1] == echo[-1]
+    assert [r.seq for r in records] == list(range(1, len(records) + 1))
+    assert [r.raw[:40] for r in records if isinstance(r, Msg) and r.dir == "c2s"] == [
+        '{"jsonrpc":"2.0","id":1,"method":"initia',
+        '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    ]
+
+
+def test_a_server_that_cannot_start_leaves_no_capture(tmp_path: Path) -> None:
+    env = {**os.environ, "MCPEEK_HOME": str(tmp_path / "home")}
+    proc = mcpeek(["stdio", "--", "/no/such/server"], tmp_path, env=env)
+    assert proc.returncode == 2 and "cannot start the server" in proc.stderr
+    assert list((tmp_path / "home").iterdir()) == []
+
+
+def test_a_port_taken_leaves_no_capture(tmp_path: Path) -> None:
+    path = tmp_path / "cap.jsonl"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        words = ["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen"]
+        proc = mcpeek([*words, f"127.0.0.1:{port}", "-w", "FILE", "--no-tui"], path)
+    refused(proc, "cannot listen on")
+    assert not path.exists()
+
+
+def test_serve_that_cannot_listen_leaves_no_capture(tmp_path: Path) -> None:
+    path = tmp_path / "cap.jsonl"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = mcpeek(["serve", str(CAPTURE), "--listen", f"127.0.0.1:{port}", "-w", "FILE"], path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert not path.exists()
