@@ -13,7 +13,6 @@ proxies start (the capture file is the bus: nothing to start in order).
 
 from __future__ import annotations
 
-import stat
 import threading
 import time
 from array import array
