@@ -71,6 +71,10 @@ class Http(SeqRecord, tag="http", kw_only=True):
     ``headers_b64`` lists the (0-based) indices of such entries, so the order
     and the duplicates of the headers are kept. :func:`header_bytes` gives the
     exact values back either way.
+
+    ``encoding`` (request and response records) is the body's content coding on
+    the wire (its ``Content-Encoding``): the relay forwarded the bytes as they
+    were, and recorded the messages and body of that side decoded.
     """
 
     x: str
@@ -84,6 +88,7 @@ class Http(SeqRecord, tag="http", kw_only=True):
     body: str | None = None
     body_b64: str | None = None
     truncated: bool = False
+    encoding: str | None = None
 
 
 class Stderr(SeqRecord, tag="stderr", kw_only=True):

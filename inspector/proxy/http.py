@@ -1,17 +1,24 @@
 """The Streamable HTTP reverse proxy: ``mcpeek http --upstream URL``.
 
-Every method and path is relayed to the upstream origin. Bodies pass through
-unchanged and as they arrive: an SSE response is streamed chunk by chunk
-(never buffered), compression is passed through untouched, and no read
-timeout cuts a long ``subscriptions/listen`` stream. Each exchange (``x1``,
-``x2``…) is recorded as ``http`` records (request, response, end) and one
-``msg`` record per JSON-RPC message in the POST body, the JSON response or
-an SSE event, after the bytes were forwarded.
+Every method and request target is relayed to the upstream origin byte for
+byte (no dot segment resolved, no escape touched). Bodies pass through
+unchanged and as they arrive, both ways: a request body is streamed to the
+upstream (never buffered whole), an SSE response chunk by chunk, compressed
+bodies as they are, and no read timeout cuts a long ``subscriptions/listen``
+stream. Each exchange (``x1``, ``x2``…) is recorded as ``http`` records
+(request, response, end) and one ``msg`` record per JSON-RPC message in the
+POST body, the JSON response or an SSE event, decoded if compressed, after
+the bytes were forwarded.
 
-Two deliberate rewrites, both for the proxy to be usable at all: ``Host``
-names the upstream (unless ``preserve_host``), and, for OAuth-protected
-upstreams (``rewrite_resource``), the protected-resource metadata's
-``resource`` and the ``resource_metadata`` URL of a 401's
+Whether a request may pass (the guard, the body size limit) is decided on its
+head: a refused body is neither read nor recorded. Every answer mcpeek gives
+itself (403, 413, 502, aiohttp's own 400) is recorded too.
+
+Deliberate rewrites, all for the proxy to be usable at all: ``Host`` names
+the upstream (unless ``preserve_host``); the upstream URL's ``user:password@``
+becomes Basic credentials when the client sent no ``Authorization``; and, for
+OAuth-protected upstreams (``rewrite_resource``), the protected-resource
+metadata's ``resource`` and the ``resource_metadata`` URL of a 401's
 ``WWW-Authenticate`` name the proxy instead of the upstream, so that clients
 checking them against the URL they connected to still accept them. The
 deprecated HTTP+SSE transport's ``endpoint`` event gets the same treatment.
@@ -22,49 +29,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
+from yarl import URL
 
 from mcpeek.inspector.proxy import http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
+from mcpeek.inspector.proxy.http_own import aiohttp_answer_records, own_headers
+from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
+from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, RelayServer
 from mcpeek.inspector.proxy.rewrite import Rewriter
-from mcpeek.inspector.proxy.sse import SseParser
-from mcpeek.inspector.records import Event, Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.records import Event, Http, SeqRecord
 
 Emit = Callable[[Sequence[SeqRecord]], None]
 
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "proxy-connection",
-    }
-)
-BODY_LIMIT = 64 * 1024  # non-JSON-RPC bodies are stored truncated to this
 MAX_REQUEST_BODY = 256 * 1024 * 1024
+#: The key set on a request whose response the relay recorded itself.
+RECORDED = "mcpeek.recorded"
 
 
-def _end_to_end(headers: CIMultiDict[str] | aiohttp.typedefs.LooseHeaders) -> CIMultiDict[str]:
-    source = CIMultiDict(headers)
-    listed = {t.strip().lower() for v in source.getall("connection", []) for t in v.split(",")}
-    return CIMultiDict(
-        (k, v) for k, v in source.items() if k.lower() not in HOP_BY_HOP and k.lower() not in listed
-    )
-
-
-def _is_json(content_type: str) -> bool:
-    media = content_type.split(";", 1)[0].strip().lower()
-    return media == "application/json" or media.endswith("+json")
+class _BodyTooLarge(Exception):
+    pass
 
 
 class HttpRelay:
@@ -76,17 +66,22 @@ class HttpRelay:
         *,
         preserve_host: bool = False,
         rewrite_resource: bool = True,
+        max_request_body: int = MAX_REQUEST_BODY,
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
     ) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"--upstream {upstream!r}: expected an http:// or https:// URL")
-        self.upstream = upstream
-        self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.upstream_host = parts.netloc
+        host = parts.netloc.rpartition("@")[2]  # user:password@ names no host
+        self.origin = f"{parts.scheme}://{host}"
+        self.upstream_host = host
+        self.credentials = basic_credentials(parts.username, parts.password)
         self.emit = emit
         self.guard = guard
         self.preserve_host = preserve_host
         self.rewrite_resource = rewrite_resource
+        self.max_request_body = max_request_body
+        self.header_timeout = header_timeout
         self.public_origin = ""  # set once listening: http://127.0.0.1:PORT
         self._ids = itertools.count(1)
         self._session: aiohttp.ClientSession | None = None
@@ -113,92 +108,152 @@ class HttpRelay:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_REQUEST_BODY)
-        app.router.add_route("*", "/{tail:.*}", self.handle)
-        return app
+    def server(self) -> RelayServer:
+        """The listener to run (``web.ServerRunner(relay.server())``)."""
+        return RelayServer(
+            self.handle,
+            on_response=self._sent,
+            on_header_timeout=self._header_timeout,
+            header_timeout=self.header_timeout,
+        )
 
     # -- one exchange -----------------------------------------------------------------
-    async def handle(self, request: web.Request) -> web.StreamResponse:
+    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         x = f"x{next(self._ids)}"
-        body = await request.read()
-        headers = list(request.headers.items())
-        content_type = request.headers.get("Content-Type", "")
         record = Http(
-            x=x, phase="request", method=request.method, path=request.path_qs, headers=headers
+            x=x,
+            phase="request",
+            method=request.method,
+            path=request.raw_path,  # the target exactly as the client sent it
+            headers=list(request.headers.items()),
         )
-        is_message = bool(body) and (_is_json(content_type) or body.lstrip()[:1] in (b"{", b"["))
-        if body and not is_message:
-            _store_body(record, body)
-        records: list[SeqRecord] = [record]
-        if is_message:
-            raw, raw_b64 = text_fields(body)
-            records.append(Msg(dir="c2s", ch=x, raw=raw, raw_b64=raw_b64))
+        # Decided on the head alone: a refused body is never read, recorded or forwarded.
         refusal = self.guard.refusal(request.headers.get("Host"), request.headers.get("Origin"))
         if refusal is not None:
-            self.emit(records)
-            return self._refuse(x, refusal)
-        self.emit(records)
+            text = f"forbidden: {refusal}"
+            return await self._answer(request, x, 403, text, "refused", head=record)
+        length = request.content_length
+        if length is not None and length > self.max_request_body:
+            text = f"request body of {length} bytes is over the limit of {self.max_request_body}"
+            return await self._answer(request, x, 413, text, "refused", head=record)
+        recorder = RequestRecorder(self.emit, record, request.headers.get("Content-Type", ""))
         task = asyncio.current_task()
         if task is not None:
             self._active.add(task)
         try:
-            return await self._forward(request, x, body)
+            return await self._forward(request, recorder)
         except asyncio.CancelledError:
+            recorder.finish(complete=False)
             self.emit([Http(x=x, phase="end", reason="client-closed")])
             raise
         finally:
             if task is not None:
                 self._active.discard(task)
 
-    def _refuse(self, x: str, reason: str) -> web.Response:
-        text = f"mcpeek: forbidden: {reason}\n"
+    async def _answer(
+        self,
+        request: web.BaseRequest,
+        x: str,
+        status: int,
+        text: str,
+        reason: str,
+        *,
+        head: Http | None = None,
+    ) -> web.StreamResponse:
+        """mcpeek's own answer, sent, then recorded (after ``head``, the request's
+        record, when it is not out yet). A body the client is still sending is not
+        read: the connection is closed after the answer instead."""
+        body = f"mcpeek: {text}\n"
+        response = web.Response(status=status, text=body)
+        unread = request.body_exists and not request.content.is_eof()
+        if unread:
+            response.force_close()
+        with contextlib.suppress(ConnectionResetError):
+            await response.prepare(request)
+            await response.write_eof()
+        if unread:
+            request.protocol.force_close()
+        request[RECORDED] = True
         self.emit(
             [
-                Http(x=x, phase="response", status=403, headers=[("content-type", "text/plain")]),
-                Http(x=x, phase="end", reason="complete", body=text),
-                Event(event="note", message=f"refused {x}: {reason}"),
+                *([head] if head is not None else []),
+                Http(x=x, phase="response", status=status, headers=own_headers(response)),
+                Http(x=x, phase="end", reason=reason, body=body),
+                *(
+                    [Event(event="note", message=f"refused {x}: {text}")]
+                    if reason == "refused"
+                    else []
+                ),
             ]
         )
-        return web.Response(status=403, text=text)
+        return response
 
-    async def _forward(self, request: web.Request, x: str, body: bytes) -> web.StreamResponse:
-        assert self._session is not None
-        headers = _end_to_end(request.headers)
+    def _upstream_headers(self, request: web.BaseRequest) -> CIMultiDict[str]:
+        headers = end_to_end(request.headers)
         if not self.preserve_host:
             headers["Host"] = self.upstream_host
-        url = self.origin + request.path_qs
+        if self.credentials is not None and "Authorization" not in headers:
+            headers["Authorization"] = self.credentials  # the client's own take precedence
+        return headers
+
+    async def _forward(
+        self, request: web.BaseRequest, recorder: RequestRecorder
+    ) -> web.StreamResponse:
+        assert self._session is not None
+        x = recorder.x
+        # The target byte for byte: no dot segments resolved, no escapes touched.
+        url = URL(self.origin + request.raw_path, encoded=True)
+        body = self._stream_body(request, recorder) if request.body_exists else None
         try:
             upstream = await self._session.request(
                 request.method,
                 url,
-                headers=headers,
-                data=body or None,
+                headers=self._upstream_headers(request),
+                data=body,
                 allow_redirects=False,
                 skip_auto_headers=("Accept-Encoding", "User-Agent", "Accept", "Content-Type"),
             )
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        except Exception as exc:
+            if recorder.size > self.max_request_body:
+                recorder.head()
+                text = f"request body over the limit of {self.max_request_body} bytes"
+                return await self._answer(request, x, 413, text, "refused")
+            if not isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError)):
+                raise
+            recorder.finish(complete=False)
+            recorder.head()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
-            self.emit(
-                [
-                    Event(event="upstream-error", message=reason),
-                    Http(
-                        x=x, phase="response", status=502, headers=[("content-type", "text/plain")]
-                    ),
-                    Http(x=x, phase="end", reason="upstream-error"),
-                ]
-            )
-            return web.Response(status=502, text=f"mcpeek: {reason}\n")
+            self.emit([Event(event="upstream-error", message=reason)])
+            return await self._answer(request, x, 502, reason, "upstream-error")
         async with upstream:
+            recorder.head()
             return await self._relay_response(request, x, upstream)
 
+    async def _stream_body(
+        self, request: web.BaseRequest, recorder: RequestRecorder
+    ) -> AsyncIterator[bytes]:
+        """The client's body, chunk by chunk as it arrives; each chunk is recorded
+        once the upstream connection asked for the next one (it was written)."""
+        while True:
+            chunk = await request.content.readany()
+            if not chunk:
+                break
+            if recorder.size + len(chunk) > self.max_request_body:
+                recorder.size += len(chunk)
+                raise _BodyTooLarge
+            yield chunk
+            recorder.feed(chunk)
+        recorder.finish()
+
     async def _relay_response(
-        self, request: web.Request, x: str, upstream: aiohttp.ClientResponse
+        self, request: web.BaseRequest, x: str, upstream: aiohttp.ClientResponse
     ) -> web.StreamResponse:
         rewriter = Rewriter(self, request, upstream) if self.rewrite_resource else None
-        headers = _end_to_end(upstream.headers)
+        headers = end_to_end(upstream.headers)
         if rewriter is not None:
             rewriter.headers(headers)
+        encoding = upstream.headers.get("Content-Encoding")
+        request[RECORDED] = True
         self.emit(
             [
                 Http(
@@ -206,6 +261,7 @@ class HttpRelay:
                     phase="response",
                     status=upstream.status,
                     headers=list(upstream.headers.items()),
+                    encoding=encoding or None,
                 )
             ]
         )
@@ -221,13 +277,7 @@ class HttpRelay:
         if length is not None and length.isdigit() and "Transfer-Encoding" not in upstream.headers:
             response.content_length = int(length)
         await response.prepare(request)
-        recorder = _BodyRecorder(
-            self.emit,
-            x,
-            is_sse,
-            _is_json(content_type),
-            bool(upstream.headers.get("Content-Encoding")),
-        )
+        recorder = ResponseRecorder(self.emit, x, is_sse, is_json(content_type), encoding)
         reason = "complete"
         try:
             async for chunk in upstream.content.iter_any():
@@ -256,52 +306,19 @@ class HttpRelay:
                 await response.write_eof()
         return response
 
+    # -- what the listener reports -----------------------------------------------------
+    def _sent(self, request: web.BaseRequest, response: web.StreamResponse) -> None:
+        """Every response sent; records those the relay did not (aiohttp's own)."""
+        if not request.get(RECORDED):
+            self.emit(aiohttp_answer_records(f"x{next(self._ids)}", request, response))
 
-class _BodyRecorder:
-    """Records a response body as it is relayed: SSE events, a JSON message, or a body."""
-
-    def __init__(self, emit: Emit, x: str, is_sse: bool, is_json: bool, encoded: bool) -> None:
-        self.emit = emit
-        self.x = x
-        self.sse = SseParser() if is_sse and not encoded else None
-        self.keep_all = is_json and not encoded
-        self.chunks: list[bytes] = []
-        self.size = 0
-
-    def feed(self, chunk: bytes) -> None:
-        if self.sse is not None:
-            events = self.sse.feed(chunk)
-            if events:
-                self.emit([_event_msg(self.x, e.data) for e in events])
-            return
-        if self.keep_all or self.size < BODY_LIMIT:
-            self.chunks.append(chunk)
-        self.size += len(chunk)
-
-    def finish(self, reason: str) -> None:
-        end = Http(x=self.x, phase="end", reason=reason)
-        records: list[SeqRecord] = []
-        if self.sse is not None:
-            events, leftover = self.sse.finish()
-            records.extend(_event_msg(self.x, e.data) for e in events)
-            if leftover.strip():
-                end.body, end.body_b64 = text_fields(leftover[:BODY_LIMIT])
-                end.truncated = True  # a half-written event, dropped by SSE clients
-        elif self.keep_all and self.size:
-            raw, raw_b64 = text_fields(b"".join(self.chunks))
-            records.append(Msg(dir="s2c", ch=self.x, raw=raw, raw_b64=raw_b64))
-        elif self.size:
-            _store_body(end, b"".join(self.chunks), total=self.size)
-        records.append(end)
-        self.emit(records)
-
-
-def _event_msg(x: str, data: bytes) -> Msg:
-    raw, raw_b64 = text_fields(data)
-    return Msg(dir="s2c", ch=x, raw=raw, raw_b64=raw_b64)
-
-
-def _store_body(record: Http, body: bytes, *, total: int | None = None) -> None:
-    record.body, record.body_b64 = text_fields(body[:BODY_LIMIT])
-    if (total if total is not None else len(body)) > BODY_LIMIT:
-        record.truncated = True
+    def _header_timeout(self, peer: str) -> None:
+        self.emit(
+            [
+                Event(
+                    event="note",
+                    message=f"closed the connection from {peer}: no complete request head "
+                    f"within {self.header_timeout:g} s",
+                )
+            ]
+        )

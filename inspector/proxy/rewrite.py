@@ -28,7 +28,7 @@ PRM_PATH = "/.well-known/oauth-protected-resource"
 
 class Rewriter:
     def __init__(
-        self, relay: HttpRelay, request: web.Request, upstream: aiohttp.ClientResponse
+        self, relay: HttpRelay, request: web.BaseRequest, upstream: aiohttp.ClientResponse
     ) -> None:
         self.relay = relay
         self.request = request

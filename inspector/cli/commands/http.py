@@ -25,12 +25,13 @@ from aiohttp import web
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
-from mcpeek.inspector.cli.urls import check_http_url
+from mcpeek.inspector.cli.urls import check_http_url, without_password
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT
 from mcpeek.inspector.records import Event
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
@@ -107,6 +108,14 @@ class HttpCommand(Command):
             action="store_true",
             help="relay OAuth protected-resource metadata and WWW-Authenticate unchanged",
         )
+        add(
+            "--header-timeout",
+            type=float,
+            default=DEFAULT_HEADER_TIMEOUT,
+            metavar="SECONDS",
+            help="close a connection that has not sent a complete request head in this "
+            f"time (default: {DEFAULT_HEADER_TIMEOUT:g})",
+        )
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
 
@@ -122,12 +131,14 @@ class HttpCommand(Command):
             )
         upstream = args.upstream
         check_http_url("--upstream", upstream)
+        if not args.header_timeout > 0:
+            raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
             force=args.force,
             transport="http",
-            target=upstream,
+            target=without_password(upstream),
             redact=not args.no_redact,
             extra_redacted=args.redact_header,
         )
@@ -192,8 +203,9 @@ async def _serve(
         guard,
         preserve_host=args.preserve_host,
         rewrite_resource=not args.no_rewrite_resource,
+        header_timeout=args.header_timeout,
     ) as relay:
-        runner = web.AppRunner(relay.app(), handler_cancellation=True, access_log=None)
+        runner = web.ServerRunner(relay.server())
         await runner.setup()
         site = web.TCPSite(runner, host, port)
         await site.start()
@@ -205,7 +217,7 @@ async def _serve(
         relay.public_origin = f"http://{shown_host}:{actual}"
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
         target_path = urlsplit(upstream).path or "/"
-        console.say(f"proxying {relay.public_origin}{target_path} -> {upstream}")
+        console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
         ready.set()
         try:
             await stop.wait()

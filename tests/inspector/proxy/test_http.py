@@ -5,66 +5,17 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
 
 from mcpeek.inspector.capture import CaptureWriter, read_records
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
-from mcpeek.inspector.records import Event, Http, Msg, SeqRecord, header_bytes, wire_bytes
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@dataclass
-class Proxied:
-    url: str  # the proxy's origin
-    upstream: TestServer
-    records: list[SeqRecord] = field(default_factory=list)
-
-    def msgs(self, direction: str | None = None) -> list[bytes]:
-        return [
-            wire_bytes(r)
-            for r in self.records
-            if isinstance(r, Msg) and (direction is None or r.dir == direction)
-        ]
-
-    def http(self, phase: str) -> list[Http]:
-        return [r for r in self.records if isinstance(r, Http) and r.phase == phase]
-
-
-@pytest.fixture
-async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
-    started: list[tuple[HttpRelay, TestServer]] = []
-
-    async def start(handler: Handler, **options: object) -> Proxied:
-        upstream_app = web.Application(client_max_size=64 * 1024 * 1024)
-        upstream_app.router.add_route("*", "/{tail:.*}", handler)
-        upstream = await aiohttp_server(upstream_app)
-        holder = Proxied("", upstream)
-        guard = RequestGuard(0, **options)  # type: ignore[arg-type]
-        relay = HttpRelay(str(upstream.make_url("/mcp")), holder.records.extend, guard)
-        await relay.__aenter__()
-        server = await aiohttp_server(relay.app())  # TestServer cancels handlers on disconnect
-        guard.port = server.port
-        holder.url = f"http://127.0.0.1:{server.port}"
-        relay.public_origin = holder.url
-        started.append((relay, server))
-        return holder
-
-    yield start
-    for relay, _ in started:
-        await relay.__aexit__()
-
-
-RPC = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}
-RESULT = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}
+from mcpeek.inspector.records import Event, Http, SeqRecord, header_bytes
+from tests.inspector.proxy.http_harness import RESULT, RPC, listen
 
 
 async def test_json_exchange_is_relayed_and_recorded(proxied) -> None:  # type: ignore[no-untyped-def]
@@ -218,15 +169,16 @@ async def test_unreachable_upstream_gives_502(aiohttp_server, unused_tcp_port) -
     records: list[SeqRecord] = []
     guard = RequestGuard(0)
     async with HttpRelay(f"http://127.0.0.1:{unused_tcp_port}/mcp", records.extend, guard) as relay:
-        server = await aiohttp_server(relay.app())
-        guard.port = server.port
+        runner, port = await listen(relay)
+        guard.port = port
         async with (
             aiohttp.ClientSession() as client,
-            client.post(f"http://127.0.0.1:{server.port}/mcp", json=RPC) as r,
+            client.post(f"http://127.0.0.1:{port}/mcp", json=RPC) as r,
         ):
             assert r.status == 502
             assert r.headers["Content-Type"].startswith("text/plain")
             assert "unreachable" in await r.text()
+        await runner.cleanup()
     assert any(isinstance(e, Event) and e.event == "upstream-error" for e in records)
     assert [r.reason for r in records if isinstance(r, Http) and r.phase == "end"] == [
         "upstream-error"
@@ -474,16 +426,16 @@ async def test_header_bytes_that_are_not_utf8_pass_and_are_recorded(  # type: ig
     try:
         relay = HttpRelay(f"http://127.0.0.1:{upstream_port}/mcp", records.extend, guard)
         async with relay:
-            server = await aiohttp_server(relay.app())
-            guard.port = server.port
-            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            runner, port = await listen(relay)
+            guard.port = port
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(
                 b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
-                b"X-Req: \xc3\x28z\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-                % server.port
+                b"X-Req: \xc3\x28z\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}" % port
             )
             answer = await asyncio.wait_for(reader.read(), 10)
             writer.close()
+            await runner.cleanup()
     finally:
         upstream.close()
     head, _, body = answer.partition(b"\r\n\r\n")

@@ -1,0 +1,204 @@
+"""Recording the bodies the HTTP relay forwarded: JSON-RPC messages, SSE events, other bodies.
+
+Both recorders read a copy of what was already forwarded, chunk by chunk.
+A compressed body (``Content-Encoding``) is decoded for the record only, as
+it goes (:mod:`mcpeek.inspector.proxy.decoding`); one that does not decode is noted
+and stored as it crossed the wire, truncated like any non-JSON-RPC body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mcpeek.inspector.proxy.decoding import BodyDecoder, DecodeError, body_decoder
+from mcpeek.inspector.proxy.sse import SseParser
+from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
+
+Emit = Callable[[Sequence[SeqRecord]], None]
+
+BODY_LIMIT = 64 * 1024  # non-JSON-RPC bodies are stored truncated to this
+
+
+def is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+class _Body:
+    """One side's body: decoded (when it has a content coding) and kept for the record.
+
+    ``keep_all`` keeps every byte (a JSON-RPC message is recorded whole);
+    otherwise only the first :data:`BODY_LIMIT` bytes are kept, and ``size``
+    counts them all. After a decoding failure the wire bytes are kept instead.
+    """
+
+    def __init__(self, emit: Emit, x: str, content_encoding: str | None) -> None:
+        self.emit = emit
+        self.x = x
+        self.decoder: BodyDecoder | None = body_decoder(content_encoding)
+        self.failed = False
+        self.wire: list[bytes] = []  # the first BODY_LIMIT wire bytes, for a failed decode
+        self.wire_size = 0
+
+    def decode(self, chunk: bytes) -> bytes | None:
+        """The decoded bytes of ``chunk``, or ``None`` once the body failed to decode."""
+        if self.wire_size < BODY_LIMIT:
+            self.wire.append(chunk)
+        self.wire_size += len(chunk)
+        if self.failed:
+            return None
+        if self.decoder is None:
+            return chunk
+        try:
+            return self.decoder.feed(chunk)
+        except DecodeError as exc:
+            self._fail(exc)
+            return None
+
+    def decode_end(self) -> bytes | None:
+        if self.failed:
+            return None
+        if self.decoder is None:
+            return b""
+        try:
+            return self.decoder.finish()
+        except DecodeError as exc:
+            self._fail(exc)
+            return None
+
+    def _fail(self, exc: DecodeError) -> None:
+        self.failed = True
+        self.emit([Event(event="note", message=f"{self.x}: {exc}; recorded as sent")])
+
+    def store_wire(self, record: Http) -> None:
+        store_body(record, b"".join(self.wire), total=self.wire_size)
+
+
+class ResponseRecorder(_Body):
+    """Records a response body as it is relayed: SSE events, a JSON message, or a body."""
+
+    def __init__(
+        self, emit: Emit, x: str, is_sse: bool, is_json: bool, content_encoding: str | None
+    ) -> None:
+        super().__init__(emit, x, content_encoding)
+        self.sse = SseParser() if is_sse else None
+        self.keep_all = is_json
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def feed(self, chunk: bytes) -> None:
+        data = self.decode(chunk)
+        if data:
+            self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        if self.sse is not None:
+            events = self.sse.feed(data)
+            if events:
+                self.emit([_msg("s2c", self.x, e.data) for e in events])
+            return
+        if self.keep_all or self.size < BODY_LIMIT:
+            self.chunks.append(data)
+        self.size += len(data)
+
+    def finish(self, reason: str) -> None:
+        end = Http(x=self.x, phase="end", reason=reason)
+        records: list[SeqRecord] = []
+        tail = self.decode_end() if reason == "complete" else b""
+        if tail:
+            self._take(tail)
+        if self.failed:
+            self.store_wire(end)
+        elif self.sse is not None:
+            events, leftover = self.sse.finish()
+            records.extend(_msg("s2c", self.x, e.data) for e in events)
+            if leftover.strip():
+                end.body, end.body_b64 = text_fields(leftover[:BODY_LIMIT])
+                end.truncated = True  # a half-written event, dropped by SSE clients
+        elif self.keep_all and self.size:
+            records.append(_msg("s2c", self.x, b"".join(self.chunks)))
+        elif self.size:
+            store_body(end, b"".join(self.chunks), total=self.size)
+        records.append(end)
+        self.emit(records)
+
+
+class RequestRecorder(_Body):
+    """Records a request as its body is streamed upstream.
+
+    The ``request`` record goes out with the body's end (so that a body that
+    is not JSON-RPC can be stored on it), or earlier through :meth:`head` when
+    the exchange moves on first (the upstream answered, or failed). A body
+    that looks like JSON-RPC becomes one ``c2s`` message; one cut short is
+    recorded with ``partial`` set.
+    """
+
+    def __init__(self, emit: Emit, record: Http, content_type: str) -> None:
+        headers = record.headers or []
+        encoding = next((v for k, v in headers if k.lower() == "content-encoding"), None)
+        super().__init__(emit, record.x, encoding)
+        record.encoding = self.decoder.encoding if self.decoder is not None else None
+        self.record = record
+        self.json = is_json(content_type)
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.head_sent = False
+        self.done = False
+
+    def feed(self, chunk: bytes) -> None:
+        data = self.decode(chunk)
+        if data:
+            self._take(data)
+
+    def _take(self, data: bytes) -> None:
+        if self._is_message() or self.size < BODY_LIMIT:
+            self.chunks.append(data)
+        self.size += len(data)
+
+    def _is_message(self) -> bool:
+        first = self.chunks[0].lstrip()[:1] if self.chunks else b""
+        return self.json or first in (b"{", b"[")
+
+    def head(self) -> None:
+        """The ``request`` record, now, if it has not gone out yet."""
+        if not self.head_sent:
+            self.head_sent = True
+            self.emit([self.record])
+
+    def finish(self, *, complete: bool = True) -> None:
+        """The body ended (``complete``) or was cut short: record it, once."""
+        if self.done:
+            return
+        self.done = True
+        tail = self.decode_end() if complete else b""
+        if tail:
+            self._take(tail)
+        records: list[SeqRecord] = []
+        body = b"".join(self.chunks)
+        self.chunks = []
+        message = self.size > 0 and not self.failed and self._is_message_bytes(body)
+        if not self.head_sent:
+            self.head_sent = True
+            if self.failed:
+                self.store_wire(self.record)
+            elif self.size and not message:
+                store_body(self.record, body, total=self.size)
+            records.append(self.record)
+        if message:
+            records.append(_msg("c2s", self.x, body, partial=not complete))
+        if records:
+            self.emit(records)
+
+    def _is_message_bytes(self, body: bytes) -> bool:
+        return self.json or body.lstrip()[:1] in (b"{", b"[")
+
+
+def _msg(direction: Direction, x: str, data: bytes, *, partial: bool = False) -> Msg:
+    raw, raw_b64 = text_fields(data)
+    return Msg(dir=direction, ch=x, raw=raw, raw_b64=raw_b64, partial=partial)
+
+
+def store_body(record: Http, body: bytes, *, total: int | None = None) -> None:
+    record.body, record.body_b64 = text_fields(body[:BODY_LIMIT])
+    if (total if total is not None else len(body)) > BODY_LIMIT:
+        record.truncated = True

@@ -1,0 +1,110 @@
+"""The HTTP proxy's listening side: aiohttp's low-level server, with two additions.
+
+- A header-read timeout, like nginx's ``client_header_timeout``: a connection
+  that has not finished sending its first request's headers within
+  ``header_timeout`` seconds is closed (a slowloris client would otherwise
+  hold it open for ever). Later requests on a kept-alive connection are
+  bounded by aiohttp's keep-alive timeout, which also runs while a request
+  head is incomplete.
+- Every response is reported to ``on_response`` once sent, including the
+  ones aiohttp writes by itself (a 400 for a malformed request, a 500), so
+  that the relay can record every response mcpeek sends, not only relayed
+  ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web, web_protocol
+from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_parser import RawRequestMessage
+from aiohttp.streams import StreamReader
+
+DEFAULT_HEADER_TIMEOUT = 60.0
+#: The key set on a request whose head aiohttp could not parse (it answers 400 itself).
+UNPARSED = "mcpeek.unparsed"
+# aiohttp hands the request factory this stand-in message for a request it could
+# not parse; without it (another aiohttp) such a request is recorded as it is given.
+_PARSE_ERROR = getattr(web_protocol, "ERROR", None)
+
+Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+OnResponse = Callable[[web.BaseRequest, web.StreamResponse], None]
+OnTimeout = Callable[[str], None]
+
+
+def _response_log(on_response: OnResponse) -> type[AbstractAccessLogger]:
+    class ResponseLog(AbstractAccessLogger):
+        """aiohttp's access-log hook, called after every response was sent."""
+
+        def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+            on_response(request, response)
+
+    return ResponseLog
+
+
+class RelayServer(web.Server):
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        on_response: OnResponse,
+        on_header_timeout: OnTimeout,
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            handler,
+            request_factory=self._request,
+            handler_cancellation=True,
+            access_log_class=_response_log(on_response),
+            access_log=logging.getLogger("mcpeek.http.responses"),
+            auto_decompress=False,  # a compressed request body is relayed as it came
+            **kwargs,
+        )
+        self.header_timeout = header_timeout
+        self._on_header_timeout = on_header_timeout
+        self._header_timers: dict[web.RequestHandler, asyncio.TimerHandle] = {}
+
+    def connection_made(self, handler: web.RequestHandler, transport: asyncio.Transport) -> None:
+        super().connection_made(handler, transport)
+        loop = asyncio.get_running_loop()
+        self._header_timers[handler] = loop.call_later(
+            self.header_timeout, self._headers_too_slow, handler, transport
+        )
+
+    def connection_lost(
+        self, handler: web.RequestHandler, exc: BaseException | None = None
+    ) -> None:
+        super().connection_lost(handler, exc)
+        timer = self._header_timers.pop(handler, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _headers_too_slow(self, handler: web.RequestHandler, transport: asyncio.Transport) -> None:
+        self._header_timers.pop(handler, None)
+        peer = transport.get_extra_info("peername")
+        transport.close()
+        where = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "a client"
+        self._on_header_timeout(where)
+
+    def _request(
+        self,
+        message: RawRequestMessage,
+        payload: StreamReader,
+        protocol: web.RequestHandler,
+        writer: Any,
+        task: asyncio.Task[None],
+    ) -> web.BaseRequest:
+        timer = self._header_timers.pop(protocol, None)
+        if timer is not None:  # the first request's head is complete
+            timer.cancel()
+        request = web.BaseRequest(
+            message, payload, protocol, writer, task, asyncio.get_running_loop()
+        )
+        if _PARSE_ERROR is not None and message is _PARSE_ERROR:
+            request[UNPARSED] = True
+        return request

@@ -1,0 +1,43 @@
+"""The ``proxied`` fixture: the HTTP relay in front of an upstream handler, recording."""
+
+from __future__ import annotations
+
+import pytest
+from aiohttp import web
+
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.http import HttpRelay
+from tests.inspector.proxy.http_harness import Handler, Proxied, listen
+
+
+@pytest.fixture
+async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
+    started: list[tuple[HttpRelay, web.BaseRunner]] = []
+
+    async def start(
+        handler: Handler,
+        *,
+        relay_options: dict[str, object] | None = None,
+        upstream_options: dict[str, object] | None = None,
+        **options: object,
+    ) -> Proxied:
+        upstream_app = web.Application(client_max_size=64 * 1024 * 1024)
+        upstream_app.router.add_route("*", "/{tail:.*}", handler)
+        upstream = await aiohttp_server(upstream_app, **(upstream_options or {}))
+        holder = Proxied("", upstream)
+        guard = RequestGuard(0, **options)  # type: ignore[arg-type]
+        relay = HttpRelay(
+            str(upstream.make_url("/mcp")), holder.records.extend, guard, **(relay_options or {})
+        )
+        await relay.__aenter__()
+        runner, port = await listen(relay)
+        guard.port = port
+        holder.url = f"http://127.0.0.1:{port}"
+        relay.public_origin = holder.url
+        started.append((relay, runner))
+        return holder
+
+    yield start
+    for relay, runner in started:
+        await runner.cleanup()
+        await relay.__aexit__()

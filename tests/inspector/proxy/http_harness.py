@@ -1,0 +1,43 @@
+"""Driving the HTTP relay in tests: its listener on a free port, in front of a test upstream."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.records import Http, Msg, SeqRecord, wire_bytes
+
+RPC = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}
+RESULT = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class Proxied:
+    url: str  # the proxy's origin
+    upstream: TestServer
+    records: list[SeqRecord] = field(default_factory=list)
+
+    def msgs(self, direction: str | None = None) -> list[bytes]:
+        return [
+            wire_bytes(r)
+            for r in self.records
+            if isinstance(r, Msg) and (direction is None or r.dir == direction)
+        ]
+
+    def http(self, phase: str) -> list[Http]:
+        return [r for r in self.records if isinstance(r, Http) and r.phase == phase]
+
+
+async def listen(relay: HttpRelay) -> tuple[web.BaseRunner, int]:
+    """The relay's own listener on a free loopback port (cleanup: ``runner.cleanup()``)."""
+    runner = web.ServerRunner(relay.server())
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    return runner, runner.addresses[0][1]
