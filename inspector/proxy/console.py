@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import select
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 OWN_BACKLOG = 256 * 1024  # bytes of our own lines we keep while stderr is full
@@ -160,3 +161,47 @@ class Console:
             pass  # stderr gone (closed pipe): nothing better to do than go on
         finally:
             view.release()
+
+
+class _LogLines(logging.Handler):
+    """A library's log records said as mcpeek's own one-line messages: no traceback,
+    the exception's type and message on the same line; below ERROR only when not quiet."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(logging.WARNING)
+        self.console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except (TypeError, ValueError):
+            text = str(record.msg)
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None:
+            detail = getattr(exc, "message", None) or str(exc)
+            text += f" ({type(exc).__name__}: {detail})"
+        line = " ".join(text.split())  # multi-line library messages, on one line
+        self.console.say(f"{record.name}: {line}", force=record.levelno >= logging.ERROR)
+
+
+@contextlib.contextmanager
+def library_logs(
+    console: Console, names: tuple[str, ...] = ("aiohttp", "asyncio")
+) -> Iterator[None]:
+    """While in the block, these loggers speak through ``console`` and nowhere else
+    (Python's last-resort handler would print their tracebacks on stderr)."""
+    handler = _LogLines(console)
+    saved = []
+    for name in names:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate, logger.level))
+        logger.addHandler(handler)
+        logger.propagate = False
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for logger, propagate, level in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)

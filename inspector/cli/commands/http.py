@@ -28,7 +28,7 @@ from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.cli.urls import check_http_url, without_password
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
-from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.proxy.console import Console, library_logs
 from mcpeek.inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT
@@ -162,10 +162,11 @@ class HttpCommand(Command):
             )
 
         try:
-            if stop is None:
-                asyncio.run(proxy())
-            else:
-                asyncio.run(_with_viewer(proxy(), stop, ready, path))
+            with library_logs(console):  # aiohttp's tracebacks never reach stderr
+                if stop is None:
+                    asyncio.run(proxy())
+                else:
+                    asyncio.run(_with_viewer(proxy(), stop, ready, path))
         except OSError as exc:
             if not ready.is_set():
                 writer.discard()  # it never listened: no capture to keep

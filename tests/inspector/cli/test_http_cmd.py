@@ -28,6 +28,8 @@ from tests.conftest import mcpeek_argv
         (["--upstream", "http://127.0.0.1:99999/mcp"], "is not a valid URL: Port out of range"),
         (["--upstream", "http:///mcp"], "names no host"),
         (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999"], "port"),
+        (["--upstream", "http://127.0.0.1:1/mcp", "--header-timeout", "0"], "--header-timeout"),
+        (["--upstream", "http://a:s3cret@[::1/mcp"], "'http://a:<redacted>@[::1/mcp' is not"),
     ],
 )
 def test_usage_errors(argv: list[str], message: str, tmp_path: Path) -> None:
@@ -165,3 +167,82 @@ def test_ctrl_c_with_an_open_stream_ends_it_in_the_capture(tmp_path: Path) -> No
     _, records, _ = read_records(capture)
     ends = [r for r in records if getattr(r, "phase", None) == "end"]
     assert [e.reason for e in ends] == ["client-closed"]
+
+
+class _Credentials(_Upstream):
+    def do_POST(self) -> None:
+        self.server.authorizations.append(self.headers.get("Authorization"))  # type: ignore[attr-defined]
+        super().do_POST()
+
+
+def test_upstream_password_is_used_but_never_shown(tmp_path: Path) -> None:
+    """#21.4: the password of ``--upstream http://user:PW@host`` goes upstream as Basic
+    credentials; it appears neither on stderr nor in the capture's header."""
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Credentials)
+    authorizations: list[str | None] = []
+    upstream.authorizations = authorizations  # type: ignore[attr-defined]
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    port = free_port()
+    capture = tmp_path / "c.jsonl"
+    target = f"http://alice:s3cret@127.0.0.1:{upstream.server_port}/mcp"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "http", "--upstream", target, "--listen", f"127.0.0.1:{port}", "-w", str(capture)
+        ),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", data=body, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["id"] == 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        upstream.shutdown()
+    assert "alice:<redacted>@127.0.0.1" in first
+    assert authorizations == ["Basic YWxpY2U6czNjcmV0"]  # alice:s3cret
+    assert "s3cret" not in first + err
+    assert "s3cret" not in capture.read_text()
+    header, _, _ = read_records(capture)
+    assert header.target == f"http://alice:<redacted>@127.0.0.1:{upstream.server_port}/mcp"
+
+
+def test_quiet_proxy_prints_no_aiohttp_traceback(tmp_path: Path) -> None:
+    """#21.12: aiohttp logs a malformed request with a traceback; mcpeek says it in one line."""
+    port = free_port()
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "http",
+            "-q",
+            "--upstream",
+            "http://127.0.0.1:1/mcp",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(tmp_path / "c.jsonl"),
+        ),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(200):  # quiet: no line says it listens
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            client.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n")
+            answer = client.recv(4096)
+        assert b" 400 " in answer.split(b"\r\n", 1)[0]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    assert "Traceback" not in err
+    assert all(line.startswith("mcpeek: ") for line in err.splitlines()), err
