@@ -49,6 +49,9 @@ from mcpeek.inspector.records import Event, Http, SeqRecord
 Emit = Callable[[Sequence[SeqRecord]], None]
 
 MAX_REQUEST_BODY = 256 * 1024 * 1024
+# A body announced this small is read whole, then sent in one piece: cheaper than a
+# stream for the usual JSON-RPC POST, and its memory is bounded all the same.
+SMALL_BODY = 64 * 1024
 #: The key set on a request whose response the relay recorded itself.
 RECORDED = "mcpeek.recorded"
 
@@ -203,7 +206,18 @@ class HttpRelay:
         x = recorder.x
         # The target byte for byte: no dot segments resolved, no escapes touched.
         url = URL(self.origin + request.raw_path, encoded=True)
-        body = self._stream_body(request, recorder) if request.body_exists else None
+        small: bytes | None = None  # a body small enough to send in one piece
+        body: bytes | AsyncIterator[bytes] | None = None
+        length = request.content_length
+        if length is not None and length <= SMALL_BODY:
+            try:
+                small = body = await request.content.readexactly(length) if length else b""
+            except (asyncio.IncompleteReadError, OSError, web.HTTPException) as exc:
+                if isinstance(exc, asyncio.IncompleteReadError):
+                    recorder.feed(exc.partial)
+                return self._client_gone(request, recorder)
+        elif request.body_exists:
+            body = self._stream_body(request, recorder)
         try:
             upstream = await self._session.request(
                 request.method,
@@ -214,20 +228,35 @@ class HttpRelay:
                 skip_auto_headers=("Accept-Encoding", "User-Agent", "Accept", "Content-Type"),
             )
         except Exception as exc:
+            if recorder.client_failed:
+                return self._client_gone(request, recorder)
             if recorder.size > self.max_request_body:
                 recorder.head()
                 text = f"request body over the limit of {self.max_request_body} bytes"
                 return await self._answer(request, x, 413, text, "refused")
             if not isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError)):
                 raise
-            recorder.finish(complete=False)
+            if small is not None:
+                recorder.feed(small)  # what the client sent, though it went nowhere
+            recorder.finish(complete=small is not None)
             recorder.head()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=reason)])
             return await self._answer(request, x, 502, reason, "upstream-error")
+        if small is not None:  # forwarded, now recorded
+            recorder.feed(small)
+            recorder.finish()
         async with upstream:
             recorder.head()
             return await self._relay_response(request, x, upstream)
+
+    def _client_gone(self, request: web.BaseRequest, recorder: RequestRecorder) -> web.Response:
+        """The client's body broke off (it disconnected, or sent less than it said)."""
+        recorder.finish(complete=False)
+        recorder.head()
+        self.emit([Http(x=recorder.x, phase="end", reason="client-closed")])
+        request[RECORDED] = True
+        return web.Response(status=400)  # nobody is left to read it
 
     async def _stream_body(
         self, request: web.BaseRequest, recorder: RequestRecorder
@@ -235,7 +264,11 @@ class HttpRelay:
         """The client's body, chunk by chunk as it arrives; each chunk is recorded
         once the upstream connection asked for the next one (it was written)."""
         while True:
-            chunk = await request.content.readany()
+            try:
+                chunk = await request.content.readany()
+            except Exception:
+                recorder.client_failed = True  # not the upstream's doing
+                raise
             if not chunk:
                 break
             if recorder.size + len(chunk) > self.max_request_body:

@@ -144,6 +144,7 @@ class RequestRecorder(_Body):
         self.size = 0
         self.head_sent = False
         self.done = False
+        self.client_failed = False  # reading the client's body failed
 
     def feed(self, chunk: bytes) -> None:
         data = self.decode(chunk)

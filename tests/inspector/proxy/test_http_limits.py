@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 from mcpeek.inspector.records import Event, Http, Msg
@@ -124,7 +125,8 @@ async def test_the_request_body_is_streamed_to_the_upstream(proxied) -> None:  #
         return web.json_response({**RESULT, "id": message["id"]})
 
     p = await proxied(upstream)
-    text = json.dumps(RPC).encode()
+    big = {**RPC, "params": {"name": "x", "arguments": {"blob": "x" * 1_000_000}}}
+    text = json.dumps(big).encode()  # too big to be read whole before it is sent
     head, tail = text[:10], text[10:]
 
     async def body() -> AsyncIterator[bytes]:
@@ -181,3 +183,31 @@ async def test_a_connection_that_never_finishes_its_head_is_closed(proxied) -> N
     async with aiohttp.ClientSession() as client, client.post(p.url + "/mcp", json=RPC) as r:
         assert r.status == 200
     assert isinstance(p.http("response")[0], Http)
+
+
+@pytest.mark.parametrize("announced", [10_000, 1_000_000])  # read whole / streamed
+async def test_a_client_that_leaves_mid_body_is_recorded_as_client_closed(  # type: ignore[no-untyped-def]
+    proxied, announced: int
+) -> None:
+    async def upstream(request: web.Request) -> web.Response:
+        await request.read()
+        return web.json_response(RESULT)
+
+    p = await proxied(upstream)
+    port = _port(p.url)
+    _, writer = await asyncio.open_connection("127.0.0.1", port)
+    sent = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":"' + b"x" * 70_000
+    writer.write(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % (port, announced) + sent[: announced // 2]
+    )
+    await writer.drain()
+    writer.close()
+    for _ in range(200):
+        if p.http("end"):
+            break
+        await asyncio.sleep(0.02)
+    assert [e.reason for e in p.http("end")] == ["client-closed"]
+    assert len(p.http("request")) == 1
+    assert all(m.partial for m in p.records if isinstance(m, Msg))
+    assert p.http("response") == []  # no answer anyone could read was recorded
