@@ -302,7 +302,8 @@ class HttpRelay:
         is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
         if rewriter is not None and rewriter.wants_body(content_type):
             return await rewriter.relay_metadata(x, headers)
-        sse_rewrite = rewriter.sse if rewriter is not None and is_sse else None
+        # Never on compressed bytes: the endpoint URL is not there to find, only to break.
+        sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
         response = web.StreamResponse(
             status=upstream.status, reason=upstream.reason, headers=headers
         )

@@ -34,7 +34,7 @@ def end_to_end(headers: CIMultiDict[str] | aiohttp.typedefs.LooseHeaders) -> CIM
 
 def basic_credentials(user: str | None, password: str | None) -> str | None:
     """The ``Authorization`` value for the upstream URL's ``user:password@``, if any."""
-    if user is None:
+    if user is None or (not user and password is None):  # http://@host/ names nobody
         return None
     pair = f"{unquote(user)}:{unquote(password or '')}".encode()
     return "Basic " + base64.b64encode(pair).decode("ascii")

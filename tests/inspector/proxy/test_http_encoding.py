@@ -157,3 +157,31 @@ def test_stacked_codings_are_undone_in_reverse_order() -> None:
     assert decoder is not None
     packed = gzip.compress(_deflate(b"hello", 15))
     assert decoder.feed(packed[:5]) + decoder.feed(packed[5:]) + decoder.finish() == b"hello"
+
+
+async def test_a_compressed_endpoint_event_is_not_rewritten(proxied) -> None:  # type: ignore[no-untyped-def]
+    """The endpoint rewrite reads plain SSE only: in a gzip stream stored without
+    compression the URL is there in clear, and rewriting it would break the CRC."""
+    stream: list[bytes] = []
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Content-Encoding": "gzip"}
+        )
+        await response.prepare(request)
+        origin = f"http://{request.headers['Host']}"
+        packer = zlib.compressobj(level=0, wbits=31)  # stored blocks: the text stays visible
+        event = f"event: endpoint\ndata: {origin}/messages?s=1\n\n".encode()
+        stream.append(packer.compress(event) + packer.flush())
+        await response.write(stream[0])
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+    async with (
+        aiohttp.ClientSession(auto_decompress=False) as client,
+        client.get(p.url + "/sse", headers={"Accept-Encoding": "gzip"}) as r,
+    ):
+        assert await r.read() == stream[0]
+    assert gzip.decompress(stream[0]).startswith(b"event: endpoint\n")
+    assert len(p.msgs("s2c")) == 1

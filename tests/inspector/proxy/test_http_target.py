@@ -12,6 +12,7 @@ from aiohttp import web
 
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.http_headers import basic_credentials
 from mcpeek.inspector.records import Http, SeqRecord
 from tests.inspector.proxy.http_harness import RESULT, RPC, listen
 
@@ -126,3 +127,8 @@ async def test_a_502_does_not_show_the_upstream_password(unused_tcp_port) -> Non
         await runner.cleanup()
     assert "unreachable" in text and "s3cret" not in text and "alice" not in text
     assert "s3cret" not in repr(records)
+
+
+def test_an_empty_userinfo_names_no_credentials() -> None:
+    assert basic_credentials("", None) is None
+    assert basic_credentials("bob", None) == "Basic " + base64.b64encode(b"bob:").decode()
