@@ -11,8 +11,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from mcpeek.inspector.analysis.analyzer import analyze
 from mcpeek.inspector.proxy.decoding import DecodeError, body_decoder
-from mcpeek.inspector.records import Event
+from mcpeek.inspector.records import Event, Header
 from tests.inspector.proxy.http_harness import RESULT, RPC
 
 
@@ -50,6 +51,9 @@ async def test_a_compressed_json_response_is_relayed_as_is_and_recorded_decoded(
         assert await r.read() == packed
     assert p.msgs("s2c") == [answer]
     assert p.http("response")[0].encoding == coding
+    # what show and lint see: the call was answered
+    flows = analyze([Header(transport="http"), *p.records]).flows
+    assert flows is not None and [f.status for f in flows] == ["complete"]
 
 
 async def test_a_gzip_sse_stream_records_every_event_as_it_comes(proxied) -> None:  # type: ignore[no-untyped-def]
