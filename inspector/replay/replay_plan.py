@@ -189,10 +189,16 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
     requests = {r.x: r for r in records if isinstance(r, Http) and r.phase == "request"}
     responses = {r.x: r for r in records if isinstance(r, Http) and r.phase == "response"}
     with_body = {r.ch for r in records if isinstance(r, Msg) and r.dir == "c2s"}
+    # The proxy answered these itself (403, 413): they never reached the server.
+    refused = {
+        r.x for r in records if isinstance(r, Http) and r.phase == "end" and r.reason == "refused"
+    }
     steps: list[Step] = []
     notes: list[str] = []
     for record in records:
         if isinstance(record, Http) and record.phase == "request":
+            if record.x in refused:
+                continue
             if record.x not in with_body and record.method in ("GET", "DELETE"):
                 session = _header(record.headers, "mcp-session-id")
                 steps.append(HttpStep(record.seq, record.method, _sendable(record, notes), session))

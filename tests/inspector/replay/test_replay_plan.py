@@ -146,6 +146,19 @@ def test_http_steps_keep_their_recorded_headers_and_sessions() -> None:
     assert ("mcp-protocol-version", "2025-11-25") in tools_list.headers
 
 
+def test_an_exchange_the_proxy_refused_is_not_replayed() -> None:
+    b = RecordBuilder("http")
+    headers = [("origin", "http://evil.example")]
+    b.http("x1", "request", method="GET", path="/mcp", headers=headers)
+    b.http("x1", "response", status=403, headers=[("content-type", "text/plain")])
+    b.http("x1", "end", reason="refused", body="mcpeek: forbidden: ...")
+    b.http("x2", "request", method="DELETE", path="/mcp", headers=[])
+    plan = plan_of(b)
+    assert [(type(s).__name__, getattr(s, "method", None)) for s in plan.steps] == [
+        ("HttpStep", "DELETE")
+    ]
+
+
 def test_a_recorded_header_kept_as_base64_is_not_sent_but_noted() -> None:
     b = RecordBuilder("http")
     headers = [("accept", "*/*"), ("x-weird", "//4="), ("x-ok", "1")]  # b"\xff\xfe"
