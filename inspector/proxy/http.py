@@ -40,7 +40,12 @@ from yarl import URL
 from mcpeek.inspector.proxy import http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
-from mcpeek.inspector.proxy.http_own import aiohttp_answer_records, own_headers
+from mcpeek.inspector.proxy.http_own import (
+    RECORDED,
+    aiohttp_answer_records,
+    answer_itself,
+    client_gone,
+)
 from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, RelayServer
 from mcpeek.inspector.proxy.rewrite import Rewriter
@@ -52,8 +57,6 @@ MAX_REQUEST_BODY = 256 * 1024 * 1024
 # A body announced this small is read whole, then sent in one piece: cheaper than a
 # stream for the usual JSON-RPC POST, and its memory is bounded all the same.
 SMALL_BODY = 64 * 1024
-#: The key set on a request whose response the relay recorded itself.
-RECORDED = "mcpeek.recorded"
 
 
 class _BodyTooLarge(Exception):
@@ -134,11 +137,11 @@ class HttpRelay:
         refusal = self.guard.refusal(request.headers.get("Host"), request.headers.get("Origin"))
         if refusal is not None:
             text = f"forbidden: {refusal}"
-            return await self._answer(request, x, 403, text, "refused", head=record)
+            return await answer_itself(self.emit, request, x, 403, text, "refused", head=record)
         length = request.content_length
         if length is not None and length > self.max_request_body:
             text = f"request body of {length} bytes is over the limit of {self.max_request_body}"
-            return await self._answer(request, x, 413, text, "refused", head=record)
+            return await answer_itself(self.emit, request, x, 413, text, "refused", head=record)
         recorder = RequestRecorder(self.emit, record, request.headers.get("Content-Type", ""))
         task = asyncio.current_task()
         if task is not None:
@@ -152,44 +155,6 @@ class HttpRelay:
         finally:
             if task is not None:
                 self._active.discard(task)
-
-    async def _answer(
-        self,
-        request: web.BaseRequest,
-        x: str,
-        status: int,
-        text: str,
-        reason: str,
-        *,
-        head: Http | None = None,
-    ) -> web.StreamResponse:
-        """mcpeek's own answer, sent, then recorded (after ``head``, the request's
-        record, when it is not out yet). A body the client is still sending is not
-        read: the connection is closed after the answer instead."""
-        body = f"mcpeek: {text}\n"
-        response = web.Response(status=status, text=body)
-        unread = request.body_exists and not request.content.is_eof()
-        if unread:
-            response.force_close()
-        with contextlib.suppress(ConnectionResetError):
-            await response.prepare(request)
-            await response.write_eof()
-        if unread:
-            request.protocol.force_close()
-        request[RECORDED] = True
-        self.emit(
-            [
-                *([head] if head is not None else []),
-                Http(x=x, phase="response", status=status, headers=own_headers(response)),
-                Http(x=x, phase="end", reason=reason, body=body),
-                *(
-                    [Event(event="note", message=f"refused {x}: {text}")]
-                    if reason == "refused"
-                    else []
-                ),
-            ]
-        )
-        return response
 
     def _upstream_headers(self, request: web.BaseRequest) -> CIMultiDict[str]:
         headers = end_to_end(request.headers)
@@ -212,10 +177,10 @@ class HttpRelay:
         if length is not None and length <= SMALL_BODY:
             try:
                 small = body = await request.content.readexactly(length) if length else b""
-            except (asyncio.IncompleteReadError, OSError, web.HTTPException) as exc:
+            except Exception as exc:  # cut short, or a payload aiohttp could not parse
                 if isinstance(exc, asyncio.IncompleteReadError):
                     recorder.feed(exc.partial)
-                return self._client_gone(request, recorder)
+                return client_gone(self.emit, request, recorder)
         elif request.body_exists:
             body = self._stream_body(request, recorder)
         try:
@@ -229,11 +194,11 @@ class HttpRelay:
             )
         except Exception as exc:
             if recorder.client_failed:
-                return self._client_gone(request, recorder)
+                return client_gone(self.emit, request, recorder)
             if recorder.size > self.max_request_body:
                 recorder.head()
                 text = f"request body over the limit of {self.max_request_body} bytes"
-                return await self._answer(request, x, 413, text, "refused")
+                return await answer_itself(self.emit, request, x, 413, text, "refused")
             if not isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError)):
                 raise
             if small is not None:
@@ -242,21 +207,13 @@ class HttpRelay:
             recorder.head()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=reason)])
-            return await self._answer(request, x, 502, reason, "upstream-error")
+            return await answer_itself(self.emit, request, x, 502, reason, "upstream-error")
         if small is not None:  # forwarded, now recorded
             recorder.feed(small)
             recorder.finish()
         async with upstream:
             recorder.head()
             return await self._relay_response(request, x, upstream)
-
-    def _client_gone(self, request: web.BaseRequest, recorder: RequestRecorder) -> web.Response:
-        """The client's body broke off (it disconnected, or sent less than it said)."""
-        recorder.finish(complete=False)
-        recorder.head()
-        self.emit([Http(x=recorder.x, phase="end", reason="client-closed")])
-        request[RECORDED] = True
-        return web.Response(status=400)  # nobody is left to read it
 
     async def _stream_body(
         self, request: web.BaseRequest, recorder: RequestRecorder

@@ -8,11 +8,18 @@ exchange of its own, so that the capture holds every response the client got.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Sequence
+
 from aiohttp import web
 
-from mcpeek.inspector.proxy.http_record import store_body
+from mcpeek.inspector.proxy.http_record import RequestRecorder, store_body
 from mcpeek.inspector.proxy.listener import UNPARSED
 from mcpeek.inspector.records import Event, Http, SeqRecord
+
+Emit = Callable[[Sequence[SeqRecord]], None]
+#: The key set on a request whose response the relay recorded itself.
+RECORDED = "mcpeek.recorded"
 
 
 def own_headers(response: web.StreamResponse) -> list[tuple[str, str]]:
@@ -49,3 +56,45 @@ def aiohttp_answer_records(
         end,
         Event(event="note", message=note),
     ]
+
+
+async def answer_itself(
+    emit: Emit,
+    request: web.BaseRequest,
+    x: str,
+    status: int,
+    text: str,
+    reason: str,
+    *,
+    head: Http | None = None,
+) -> web.StreamResponse:
+    """mcpeek's own answer, sent, then recorded (after ``head``, the request's
+    record, when it is not out yet). A body the client is still sending is not
+    read: the connection is closed after the answer instead."""
+    body = f"mcpeek: {text}\n"
+    response = web.Response(status=status, text=body)
+    unread = request.body_exists and not request.content.is_eof()
+    if unread:
+        response.force_close()
+    with contextlib.suppress(ConnectionResetError):
+        await response.prepare(request)
+        await response.write_eof()
+    if unread:
+        request.protocol.force_close()
+    request[RECORDED] = True
+    records: list[SeqRecord] = [] if head is None else [head]
+    records.append(Http(x=x, phase="response", status=status, headers=own_headers(response)))
+    records.append(Http(x=x, phase="end", reason=reason, body=body))
+    if reason == "refused":
+        records.append(Event(event="note", message=f"refused {x}: {text}"))
+    emit(records)
+    return response
+
+
+def client_gone(emit: Emit, request: web.BaseRequest, recorder: RequestRecorder) -> web.Response:
+    """The client's body broke off (it disconnected, or sent less than it said)."""
+    recorder.finish(complete=False)
+    recorder.head()
+    emit([Http(x=recorder.x, phase="end", reason="client-closed")])
+    request[RECORDED] = True
+    return web.Response(status=400)  # nobody is left to read it
