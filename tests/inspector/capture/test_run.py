@@ -73,7 +73,6 @@ def test_following_stops_at_the_exit_event_and_ticks_while_waiting(tmp_path: Pat
     path = tmp_path / "c.jsonl"
     writer = CaptureWriter(path, transport="stdio", target=["srv"])
     writer.write(Msg(dir="c2s", ch="stdio", raw=PING))
-    writer.flush()
 
     def later() -> None:
         time.sleep(0.3)
