@@ -19,7 +19,6 @@ returns its violations.
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ import msgspec
 from textual.message import Message
 
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.children import mcpeek_argv
 from mcpeek.inspector.records import AnyRecord, Violation
 from mcpeek.inspector.views.session import SessionModel
 
@@ -163,7 +163,7 @@ def recheck(
     was cancelled: quitting the viewer must not wait for a long lint)."""
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mcpeek", "lint", "--format", "json", str(path)],
+            mcpeek_argv("lint", "--format", "json", str(path)),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import msgspec
 
 from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.children import python_module_argv
 from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.records import Violation
 
@@ -71,10 +71,7 @@ class LiveChecks:
             return
         try:
             self._process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "mcpeek.inspector.cli.live_worker",
-                *self._args,
+                *python_module_argv("mcpeek.inspector.cli.live_worker", *self._args),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
             )

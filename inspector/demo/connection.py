@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mcpeek.inspector import __version__
+from mcpeek.inspector.children import mcpeek_argv, python_module_argv
 from mcpeek.inspector.demo.catalog import MCP, VERSION
 
 DEFAULT_DELAY = 0.3  # seconds between steps: the whole conversation takes about 5 s
@@ -39,21 +40,10 @@ class DemoError(Exception):
 
 def proxy_command(capture: Path, *, python: str = sys.executable, delay: float) -> list[str]:
     """mcpeek's stdio proxy, quiet, in front of the demo server."""
-    return [
-        python,
-        "-m",
-        "mcpeek",
-        "stdio",
-        "-q",
-        "-w",
-        str(capture),
-        "--",
-        python,
-        "-m",
-        "mcpeek.inspector.demo.server",
-        "--delay",
-        f"{delay:g}",
-    ]
+    server = python_module_argv(
+        "mcpeek.inspector.demo.server", "--delay", f"{delay:g}", python=python
+    )
+    return mcpeek_argv("stdio", "-q", "-w", str(capture), "--", *server, python=python)
 
 
 class DemoClient:

@@ -19,12 +19,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
+
+from mcpeek.inspector.children import mcpeek_argv
 
 if TYPE_CHECKING:
     from mcpeek.inspector.replay.mock import MockServer
@@ -45,7 +46,7 @@ class PluginError(Exception):
 
 def mcpeek_command(*args: str) -> list[str]:
     """mcpeek's own command line, run by this interpreter (as ``stdio_command`` does)."""
-    return [sys.executable, "-m", "mcpeek", *args]
+    return mcpeek_argv(*args)
 
 
 def load_mock(capture: Path, ignore: Sequence[str], timing: Timing) -> MockServer:

@@ -28,7 +28,7 @@ Python API (what a pytest plugin builds on)::
     with start_http(server) as running:      # a background thread
         client_under_test(running.url)       # http://127.0.0.1:PORT/mcp
     # stdio clients spawn a command line instead:
-    #   [sys.executable, "-m", "mcpeek", "serve", "captures/x.jsonl"]
+    #   [sys.executable, "-I", "-m", "mcpeek", "serve", "captures/x.jsonl"]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@
 
     # stdio: a client under test spawns a command line
     argv = stdio_command("captures/x.jsonl", "--timing", "fast")
-    # → [sys.executable, "-m", "mcpeek", "serve", "captures/x.jsonl", "--timing", "fast"]
+    # → [sys.executable, "-I", "-m", "mcpeek", "serve", "captures/x.jsonl", "--timing", "fast"]
 
     # or serve this process's own stdin/stdout (blocks until stdin ends)
     serve_stdio(server)
@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import threading
 from types import TracebackType
 from typing import Any
 
+from mcpeek.inspector.children import mcpeek_argv
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.replay.mock import MockServer
 from mcpeek.inspector.replay.tape import Tape
@@ -40,7 +40,7 @@ START_TIMEOUT = 10.0
 
 def stdio_command(capture: str, *options: str) -> list[str]:
     """The command line that serves ``capture`` on stdio (for a client to spawn)."""
-    return [sys.executable, "-m", "mcpeek", "serve", str(capture), *options]
+    return mcpeek_argv("serve", str(capture), *options)
 
 
 def serve_stdio(server: MockServer, **options: Any) -> list[str]:

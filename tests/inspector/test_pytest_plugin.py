@@ -464,7 +464,7 @@ def test_record_wraps_a_server_lints_and_fails_on_violations(pytester: pytest.Py
             """
 def test_sdk_server(mcp_record):
     argv = mcp_record.stdio([PY, PEERS / "sdk_server.py"])
-    assert argv[1:4] == ["-m", "mcpeek", "stdio"]
+    assert argv[1:5] == ["-I", "-m", "mcpeek", "stdio"]
     outcome = run(PEERS / "sdk_client.py", "--era", "modern", "--", *argv)
     assert outcome["add"] == 5
 

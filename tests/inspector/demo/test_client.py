@@ -62,8 +62,8 @@ def test_the_user_accepts_every_confirmation() -> None:
 def test_proxy_command_is_mcpeek_stdio_in_front_of_the_server(tmp_path: Path) -> None:
     command: list[Any] = proxy_command(tmp_path / "c.jsonl", python="py", delay=0.25)
     assert command == [
-        "py", "-m", "mcpeek", "stdio", "-q", "-w", str(tmp_path / "c.jsonl"), "--",
-        "py", "-m", "mcpeek.inspector.demo.server", "--delay", "0.25",
+        "py", "-I", "-m", "mcpeek", "stdio", "-q", "-w", str(tmp_path / "c.jsonl"), "--",
+        "py", "-I", "-m", "mcpeek.inspector.demo.server", "--delay", "0.25",
     ]  # fmt: skip
 
 
