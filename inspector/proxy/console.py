@@ -28,9 +28,15 @@ OWN_BACKLOG = 256 * 1024  # bytes of our own lines we keep while stderr is full
 
 
 class _Flow(asyncio.Protocol):
-    def __init__(self, on_pause: Callable[[], None], on_resume: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        on_pause: Callable[[], None],
+        on_resume: Callable[[], None],
+        on_lost: Callable[[], None],
+    ) -> None:
         self.on_pause = on_pause
         self.on_resume = on_resume
+        self.on_lost = on_lost
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def pause_writing(self) -> None:
@@ -42,6 +48,7 @@ class _Flow(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
+        self.on_lost()
 
 
 class Console:
@@ -56,21 +63,31 @@ class Console:
         self._stalled = False  # a plain write already waited in vain: don't wait again
         self._on_pause: Callable[[], None] = lambda: None
         self._on_resume: Callable[[], None] = lambda: None
+        self._on_gone: Callable[[], None] = lambda: None
         self.dropped = 0
 
     # -- attaching to the event loop ---------------------------------------------
     def follow_backpressure(
-        self, on_pause: Callable[[], None], on_resume: Callable[[], None]
+        self,
+        on_pause: Callable[[], None],
+        on_resume: Callable[[], None],
+        on_gone: Callable[[], None] = lambda: None,
     ) -> None:
         """Tell ``on_pause``/``on_resume`` when stderr fills up and drains (the stdio
-        relay pauses reading the server's stderr meanwhile)."""
-        self._on_pause, self._on_resume = on_pause, on_resume
+        relay pauses reading the server's stderr meanwhile), and ``on_gone`` when its
+        reader goes away (the relay then closes the server's stderr: EPIPE, as without
+        mcpeek; a paused stderr would otherwise hold the server forever)."""
+        self._on_pause, self._on_resume, self._on_gone = on_pause, on_resume, on_gone
 
     def _paused(self) -> None:
         self._on_pause()  # looked up at call time: the relay sets its hooks later
 
     def _resumed(self) -> None:
         self._on_resume()
+
+    def _lost(self) -> None:
+        if self._transport is not None:  # the reader went away; detach() clears it first
+            self._on_gone()
 
     async def attach(self) -> None:
         """From now on write through the event loop, never blocking it."""
@@ -80,7 +97,7 @@ class Console:
             return  # a regular file never blocks: plain writes are fine
         with contextlib.suppress(OSError):
             self._blocking = os.get_blocking(self._fd)
-        protocol = _Flow(self._paused, self._resumed)
+        protocol = _Flow(self._paused, self._resumed, self._lost)
         try:
             self._transport = await connect_writer(
                 asyncio.get_running_loop(), self._fd, lambda: protocol

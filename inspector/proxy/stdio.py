@@ -136,6 +136,7 @@ class StdioRelay:
         self.server_out: Any = None
         self._client_out: Writable | None = None
         self._server_in: Any = None
+        self._server_err: Any = None
         self._process: asyncio.SubprocessTransport | None = None
         self._exited: asyncio.Future[None] | None = None
         self._open_server_pipes = {1, 2}
@@ -189,6 +190,17 @@ class StdioRelay:
                 self._server_out_paused = True
                 self._last_server_data = asyncio.get_running_loop().time()
 
+    def _client_holds_up_the_server(self) -> bool:
+        """The server's stdout is paused because a live client is slow to read it. Once
+        the client or that pipe is gone, a pause flag left set must not count."""
+        return (
+            self._server_out_paused
+            and self.server_out is not None
+            and not self.server_out.is_closing()
+            and self._client_out is not None
+            and not self._client_out.is_closing()
+        )
+
     def resume(self, transport: Any) -> None:
         if transport is not None and not transport.is_closing():
             transport.resume_reading()
@@ -205,6 +217,13 @@ class StdioRelay:
         self._observe(self.tap.event, "note", message="the client closed mcpeek's stdout")
         if self.server_out is not None and not self.server_out.is_closing():
             self.server_out.close()
+
+    def client_err_lost(self) -> None:
+        """Our stderr's reader went away (the client died): the server gets EPIPE on its
+        stderr, as it would without mcpeek, instead of waiting on a paused pipe."""
+        if self._server_err is not None and not self._server_err.is_closing():
+            self._observe(self.tap.event, "note", message="the client closed mcpeek's stderr")
+            self._server_err.close()
 
     # -- endings --------------------------------------------------------------
     def client_eof(self) -> None:
@@ -235,7 +254,7 @@ class StdioRelay:
                     await asyncio.wait_for(asyncio.shield(self._exited), step)
                 if self._exited.done():
                     return
-                if not self._server_out_paused:
+                if not self._client_holds_up_the_server():
                     waited += loop.time() - started
             self._observe(self.tap.event, "note", message=f"sending {sig.name} to the server")
             self._signal_server(sig)
@@ -318,11 +337,11 @@ class StdioRelay:
 
         client_out_proto = _ClientOut(self)
         modes = keep_blocking_modes((self.stdin_fd, self.stdout_fd))
-        server_err = transport.get_pipe_transport(2)
+        server_err = self._server_err = transport.get_pipe_transport(2)
         # A stderr nobody drains slows the server's stderr, as without mcpeek; it
         # must never stall the relay of stdin and stdout.
         self.console.follow_backpressure(
-            lambda: self.pause(server_err), lambda: self.resume(server_err)
+            lambda: self.pause(server_err), lambda: self.resume(server_err), self.client_err_lost
         )
         try:
             return await self._relay_client(loop, transport, client_out_proto)
@@ -376,7 +395,8 @@ class StdioRelay:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._pipes_done), 0.5)
             idle = loop.time() - self._last_server_data
-            if not self._pipes_done.done() and not self._server_out_paused and idle > 2.0:
+            held_up = self._client_holds_up_the_server()
+            if not self._pipes_done.done() and not held_up and idle > 2.0:
                 for fd in list(self._open_server_pipes):
                     if fd == 1 and self.server_out is not None:
                         self.server_out.close()
