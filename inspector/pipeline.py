@@ -21,10 +21,12 @@ class Recorder:
     ) -> None:
         self.writer = writer
         self.on_error = on_error
+        self.recorded = 0  # records written so far (what the live checks have to catch up on)
 
     def emit(self, records: Sequence[SeqRecord]) -> None:
         try:
             self.writer.write_many(records)
+            self.recorded += len(records)
         except Exception as exc:  # recording must never break the relay
             if self.on_error is not None:
                 self.on_error(exc)

@@ -7,9 +7,13 @@ into a ``violation`` record in the capture and one line on stderr::
 
     mcpeek: ERROR result.result-type-missing tools/call id 4: result has no resultType  <url>
 
-and, when the traffic is over, lets it finish reading and waits for its last
-findings before the capture is closed. This module wires the core to the
-rules, so it belongs to the CLI.
+and, when the traffic is over, lets it catch up for a moment (FINISH_GRACE)
+and takes its last findings before the capture is closed. The relay never
+waits on the analysis: a worker still behind then is stopped, and one line
+says how many records it did not check (``mcpeek lint`` checks them all).
+Flags are printed up to PRINTED_PER_RULE per rule; a closing line per rule
+counts the rest, which are in the capture all the same. This module wires
+the core to the rules, so it belongs to the CLI.
 """
 
 from __future__ import annotations
@@ -26,8 +30,16 @@ from mcpeek.inspector.children import python_module_argv
 from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.records import Violation
 
-FINISH_TIMEOUT = 10.0  # seconds the worker gets to catch up once the traffic is over (a client
-# waiting for our exit should not wait long: lint recomputes anything missed)
+# Once the traffic is over, the worker gets this long to catch up: a client waits for
+# our exit (the MCP SDKs give a server about 2 s before they kill it), and lint
+# recomputes anything missed. Its start-up does not count: a short session would
+# otherwise never be checked on a busy machine.
+FINISH_GRACE = 1.0
+START_TIMEOUT = 10.0  # seconds a worker may take to start (imports) before it is stopped
+STOP_TIMEOUT = 1.0  # seconds a stopped worker gets to say how far it got, before SIGKILL
+# What the proxy tells the worker on its stdin (see mcpeek.inspector.cli.live_worker).
+DONE = b"done\n"  # the traffic is over: check the capture to its end
+STOP = b"stop\n"  # stop now, say how far you got
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
 
@@ -35,6 +47,8 @@ T = TypeVar("T")
 class _Finding(msgspec.Struct):
     flow: str | None = None
     violation: dict[str, object] | None = None
+    ready: bool = False
+    checked: int | None = None  # the worker's last line: how many records it checked
 
 
 class LiveChecks:
@@ -46,9 +60,13 @@ class LiveChecks:
         checks: bool,
         flows: bool,
         spec: str | None = None,
+        recorded: Callable[[], int] | None = None,
     ) -> None:
+        """``recorded`` counts the records the proxy has written (violations aside),
+        so that a worker stopped early can be told how far behind it was."""
         self._writer = writer
         self._say = say
+        self._recorded = recorded
         self._args = [str(writer.path)]
         if flows:
             self._args.append("--flows")
@@ -61,6 +79,8 @@ class LiveChecks:
         self._printed: dict[str, int] = {}
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._checked: int | None = None
         self._decoder = msgspec.json.Decoder(_Finding)
 
     async def start(self) -> None:
@@ -78,25 +98,36 @@ class LiveChecks:
         except OSError as exc:
             self._say(f"live checks unavailable: {exc}; run mcpeek lint on the capture")
             return
-        self._reader = asyncio.get_running_loop().create_task(self._read())
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._reader = loop.create_task(self._read(self._ready))
 
-    async def _read(self) -> None:
+    async def _read(self, ready: asyncio.Future[None]) -> None:
         assert self._process is not None and self._process.stdout is not None
-        while line := await self._process.stdout.readline():
-            try:
-                finding = self._decoder.decode(line)
-            except msgspec.MsgspecError:
-                continue
-            if finding.flow is not None:
-                self._say(finding.flow)
-            elif finding.violation is not None:
-                self._report(finding.violation)
+        try:
+            while line := await self._process.stdout.readline():
+                try:
+                    finding = self._decoder.decode(line)
+                except msgspec.MsgspecError:
+                    continue
+                if finding.flow is not None:
+                    self._say(finding.flow)
+                elif finding.violation is not None:
+                    self._report(finding.violation)
+                elif finding.checked is not None:
+                    self._checked = finding.checked
+                elif finding.ready and not ready.done():
+                    ready.set_result(None)
+        finally:
+            if not ready.done():  # a worker that died at start is no longer awaited
+                ready.set_result(None)
 
     def _report(self, item: dict[str, object]) -> None:
         from mcpeek.rules.engine import Reported, flag_line
 
         reported = msgspec.convert(item, Reported)
         self.violations += 1
+        printed = self._printed[reported.rule] = self._printed.get(reported.rule, 0) + 1
         if not self._writer.closed and self._writer.error is None:
             # A failed write stays in writer.error, for the proxy to report once.
             with contextlib.suppress(OSError):
@@ -109,25 +140,54 @@ class LiveChecks:
                         spec=reported.spec,
                     )
                 )
-        self._say(flag_line(reported))
+        if printed <= PRINTED_PER_RULE:
+            self._say(flag_line(reported))
 
-    async def finish(self, timeout: float = FINISH_TIMEOUT) -> None:
-        """The traffic is over and on disk: let the worker read the rest and report."""
-        process = self._process
-        if process is None or self._reader is None:
+    async def finish(self, grace: float = FINISH_GRACE) -> None:
+        """The traffic is over and on disk: the worker gets ``grace`` seconds (once it
+        runs) to check the rest; if it is still behind then, it is stopped."""
+        process, reader, ready = self._process, self._reader, self._ready
+        if process is None or reader is None or ready is None:
             return
         assert process.stdin is not None
+        self._tell(process.stdin, DONE)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(ready), START_TIMEOUT)
+        caught_up = await _ends_within(reader, grace)
+        if not caught_up:
+            self._tell(process.stdin, STOP)
         with contextlib.suppress(OSError):
             process.stdin.close()
-        try:
-            await asyncio.wait_for(asyncio.shield(self._reader), timeout)
-            await asyncio.wait_for(process.wait(), 5)
-        except TimeoutError:
-            self._say("live checks did not finish in time; run mcpeek lint on the capture")
+        if not caught_up and not await _ends_within(reader, STOP_TIMEOUT):
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
-            self._reader.cancel()
-            await process.wait()
+            reader.cancel()
+        await process.wait()
+        self._say_what_was_left(caught_up)
+
+    @staticmethod
+    def _tell(stdin: asyncio.StreamWriter, command: bytes) -> None:
+        with contextlib.suppress(OSError, RuntimeError):  # a worker that died hears nothing
+            stdin.write(command)
+
+    def _say_what_was_left(self, caught_up: bool) -> None:
+        for rule, count in self._printed.items():
+            if count > PRINTED_PER_RULE:
+                self._say(
+                    f"{rule}: {count - PRINTED_PER_RULE} more flags not printed "
+                    "(every one is in the capture)"
+                )
+        if caught_up:
+            return
+        lint = f"run mcpeek lint {self._writer.path} to check it all"
+        if self._checked is not None and self._recorded is not None:
+            left = max(self._recorded() - self._checked, 0)
+            self._say(
+                f"live checks stopped {left} record{'s' if left != 1 else ''} before the end "
+                f"of the capture (mcpeek does not wait for them); {lint}"
+            )
+        else:
+            self._say(f"live checks stopped before the end of the capture; {lint}")
 
     async def abort(self) -> None:
         """The proxy failed: stop the worker without waiting for its findings."""
@@ -139,6 +199,11 @@ class LiveChecks:
         await process.wait()
         if self._reader is not None:
             self._reader.cancel()
+
+
+async def _ends_within(task: asyncio.Task[None], seconds: float) -> bool:
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    return bool(done)
 
 
 async def record_while(live: LiveChecks, main: Callable[[], Awaitable[T]], console: Console) -> T:

@@ -8,10 +8,18 @@ proxy appends the violations to the capture and prints the lines on stderr.
 
 Running the analysis in its own process keeps it off the relay's path: a
 burst of traffic costs the worker time, never the relayed bytes, and the
-worker's backlog lives in the file, not in memory. The worker stops when its
-stdin reaches EOF (the proxy is done) and it has read the whole capture; it
-ignores SIGINT, which a terminal sends to the whole process group, and runs
-at a lower CPU priority than the relay.
+worker's backlog lives in the file, not in memory. It ignores SIGINT, which a
+terminal sends to the whole process group, and runs at a lower CPU priority
+than the relay.
+
+The proxy steers it with lines on its stdin (:class:`ProxyCommands`):
+``done`` (the traffic is over: read the capture to its end, finish), ``stop``
+(stop at once: the proxy will not wait). Either way the worker ends with
+``{"checked": N}``, the number of records it checked. Its first line,
+``{"ready": true}``, says it runs. EOF on stdin without ``done`` means the
+proxy is gone (killed): the worker stops without a word, as it does when its
+stdout breaks; nobody is left to read it, and the client's stderr is no
+place for noise.
 """
 
 from __future__ import annotations
@@ -30,8 +38,40 @@ from mcpeek.inspector import gctune
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.cli.live import DONE, STOP
 from mcpeek.inspector.records import Violation
 from mcpeek.inspector.views.flowline import FlowPrinter
+
+
+class ProxyCommands:
+    """What the proxy said on our stdin, read in a thread."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()  # stop following once the end is read
+        self.stop = threading.Event()  # stop now
+        self.gone = False  # EOF without "done": the proxy died
+
+    def listen(self, source: BinaryIO) -> None:
+        # Unbuffered reads (``raw``): a daemon thread blocked in a buffered read
+        # holds its lock, and Python aborts at exit ("Fatal Python error").
+        raw = getattr(source, "raw", source)
+        said = b""
+        while True:
+            try:
+                chunk = raw.read(64)
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
+                break
+            said += chunk
+            if STOP in said:
+                self.stop.set()
+            if DONE in said:
+                self.done.set()
+        if not self.done.is_set():
+            self.gone = True
+            self.stop.set()
+        self.done.set()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     # (its backlog is the capture file), the traffic does not.
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
+    try:
+        return _check(args)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _check(args: argparse.Namespace) -> int:
     out: BinaryIO = sys.stdout.buffer
     encoder = msgspec.json.Encoder()
 
@@ -64,30 +112,44 @@ def main(argv: list[str] | None = None) -> int:
             RuleEngine(lambda v: send({"violation": msgspec.to_builtins(v)}), spec=args.spec)
         )
     analyzer = Analyzer(listeners)
-    proxy_done = threading.Event()
-
-    def wait_for_eof() -> None:
-        sys.stdin.buffer.read()
-        proxy_done.set()
-
-    threading.Thread(target=wait_for_eof, daemon=True).start()
+    proxy = ProxyCommands()
+    threading.Thread(target=proxy.listen, args=(sys.stdin.buffer,), daemon=True).start()
     reader = CaptureReader(args.capture)
     checks = GuardedAnalyzer(
         analyzer,
         "the live checks",
         "they go on, run mcpeek lint on the capture to check it again",
     )
+    send({"ready": True})
+    checked = 0
     try:
-        for record in reader.records(follow=True, stop=proxy_done.is_set, poll_interval=0.02):
+        for record in reader.records(follow=True, stop=proxy.done.is_set, poll_interval=0.02):
+            if proxy.stop.is_set():
+                break
             if analyzer.header is None and reader.header is not None:
                 checks.feed(reader.header)
             if not isinstance(record, Violation):  # the proxy's, from our own findings
                 checks.feed(record)
-        checks.finish()
-    except (CaptureError, BrokenPipeError) as exc:
-        print(f"mcpeek: live checks stopped: {exc}", file=sys.stderr)
+                checked += 1
+    except CaptureError as exc:
+        if not proxy.gone:
+            print(f"mcpeek: live checks stopped: {exc}", file=sys.stderr)
         return 1
+    if proxy.gone:
+        return 0
+    if not proxy.stop.is_set():
+        checks.finish()  # end-of-session rules judge a whole session only
+    send({"checked": checked})
     return 0
+
+
+def _silence_stdout() -> None:
+    """Our reader is gone: what is still buffered for it must not fail again, noisily,
+    when Python flushes stdout at exit."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -107,8 +107,14 @@ class StdioCommand(Command):
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr
         internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
-        live = LiveChecks(writer, console.say, checks=not args.no_check, flows="flows" in args.log)
         recorder = Recorder(writer, on_error=internal_error)
+        live = LiveChecks(
+            writer,
+            console.say,
+            checks=not args.no_check,
+            flows="flows" in args.log,
+            recorded=lambda: recorder.recorded,
+        )
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
             command,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpeek.inspector.analysis import Analyzer
-from mcpeek.inspector.cli import live_worker
+from mcpeek.inspector.cli import live, live_worker
 from mcpeek.inspector.records import Msg
 from mcpeek.inspector.testing.records import RecordBuilder
 
@@ -42,7 +42,7 @@ def rules_of(out: str) -> set[tuple[str, int]]:
 def test_messages_nested_too_deep_do_not_stop_the_checks(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(capture(tmp_path))],
-        stdin=subprocess.DEVNULL,  # the proxy is done: read the capture to its end
+        input=live.DONE.decode(),  # the proxy is done: read the capture to its end
         capture_output=True,
         text=True,
         timeout=60,
@@ -56,7 +56,7 @@ def test_messages_nested_too_deep_do_not_stop_the_checks(tmp_path: Path) -> None
 
 
 class _Stdin:
-    buffer = io.BytesIO()
+    buffer = io.BytesIO(live.DONE)
 
 
 def test_a_bug_in_the_analysis_is_told_once_and_the_checks_go_on(
@@ -82,3 +82,35 @@ def test_a_bug_in_the_analysis_is_told_once_and_the_checks_go_on(
     assert err.count("internal error in the live checks") == 1
     assert "RuntimeError: boom" in err
     assert ("jsonrpc.version", 4) in rules_of(out.getvalue().decode())
+
+
+def busy_capture(tmp_path: Path) -> Path:
+    """Enough findings that the worker is still writing them when its proxy dies."""
+    b = RecordBuilder()
+    for n in range(5000):
+        b.raw(f'{{"jsonrpc":"1.0","id":{n},"method":"ping"}}')
+    return b.save(tmp_path / "busy.jsonl")
+
+
+@pytest.mark.parametrize("gone", ["stdin", "stdout", "both"])
+def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone: str) -> None:
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(busy_capture(tmp_path))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert worker.stdin is not None and worker.stdout is not None and worker.stderr is not None
+    assert json.loads(worker.stdout.readline()) == {"ready": True}
+    worker.stdout.readline()  # it is checking
+    if gone in ("stdin", "both"):
+        worker.stdin.close()  # EOF, never "done": the proxy was killed
+    if gone in ("stdout", "both"):
+        worker.stdout.close()
+    else:
+        worker.stdout.read()
+    assert worker.wait(timeout=60) in (0, 1)
+    assert worker.stderr.read() == b""  # no "Fatal Python error", no traceback, no note
+    worker.stderr.close()
+    if gone == "stdout":
+        worker.stdin.close()

@@ -1,0 +1,113 @@
+"""The proxy's side of the live checks: the relay never waits on them, and they print
+at most ten flags per rule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.cli import live
+from mcpeek.inspector.records import Violation
+from tests.conftest import mcpeek_argv, peer_argv
+
+READY = '{"ready": true}'
+# A worker that starts, then lags behind for ever: it checks 3 records, and only a
+# "stop" makes it say so. ``obeys`` False: it does not even hear the stop.
+LAGGING_WORKER = """
+import sys
+obeys = sys.argv[1] == "obeys"
+print('{"ready": true}', flush=True)
+for line in sys.stdin:
+    if line == "stop\\n" and obeys:
+        print('{"checked": 3}', flush=True)
+        break
+import time
+time.sleep(3600)
+"""
+
+
+def lagging(monkeypatch: pytest.MonkeyPatch, obeys: bool) -> None:
+    def argv(module: str, *args: str) -> list[str]:
+        return [sys.executable, "-c", LAGGING_WORKER, "obeys" if obeys else "deaf"]
+
+    monkeypatch.setattr(live, "python_module_argv", argv)
+
+
+def finish_after(tmp_path: Path, recorded: int) -> list[str]:
+    """What a proxy that recorded ``recorded`` records says once its checks finish."""
+    said: list[str] = []
+
+    async def session() -> None:
+        writer = CaptureWriter(tmp_path / "c.jsonl", transport="stdio", target=["s"])
+        checks = live.LiveChecks(
+            writer, said.append, checks=True, flows=False, recorded=lambda: recorded
+        )
+        await checks.start()
+        await asyncio.wait_for(checks.finish(), 60)  # a guard: it must end on its own
+        writer.close()
+
+    asyncio.run(session())
+    return said
+
+
+def test_a_lagging_worker_is_stopped_and_says_what_it_left_unchecked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lagging(monkeypatch, obeys=True)
+    said = finish_after(tmp_path, recorded=10)
+    assert len(said) == 1
+    assert said[0].startswith("live checks stopped 7 records before the end of the capture")
+    assert said[0].endswith(f"run mcpeek lint {tmp_path / 'c.jsonl'} to check it all")
+
+
+def test_a_worker_that_does_not_stop_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lagging(monkeypatch, obeys=False)
+    said = finish_after(tmp_path, recorded=10)
+    assert said == [
+        "live checks stopped before the end of the capture; "
+        f"run mcpeek lint {tmp_path / 'c.jsonl'} to check it all"
+    ]
+
+
+def test_at_most_ten_flags_per_rule_then_one_line_counts_the_rest(capture_path: Path) -> None:
+    pings = b"".join(
+        b'{"jsonrpc":"1.0","id":%d,"method":"ping"}\n' % n for n in range(1, 26)
+    )  # 25 breaches of jsonrpc.version
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "-w", str(capture_path), "--", *peer_argv("byte_server.py")),
+        input=pings,
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert sum("ERROR jsonrpc.version" in line for line in lines) == live.PRINTED_PER_RULE
+    assert "mcpeek: jsonrpc.version: 15 more flags not printed (every one is in the capture)" in (
+        lines
+    )
+    recorded = [r for r in read_records(capture_path)[1] if isinstance(r, Violation)]
+    assert sum(v.rule == "jsonrpc.version" for v in recorded) == 25
+    assert f"{len(recorded)} violations" in lines[-1]  # the summary counts them all
+
+
+def test_the_workers_protocol_ends_with_how_many_records_it_checked(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    with CaptureWriter(capture, transport="stdio", target=["s"]) as writer:
+        writer.write(Violation(rule="x", severity="error", msgs=[], message="m", spec=""))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(capture)],
+        input=live.DONE,
+        capture_output=True,
+        timeout=60,
+    )
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0] == json.loads(READY) and lines[-1] == {"checked": 0}  # violations aside
