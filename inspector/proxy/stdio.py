@@ -15,8 +15,10 @@ the capture writer's buffer and the longest line in flight.
 Lifecycle, like a transparent wrapper: SIGINT/SIGTERM/SIGHUP are forwarded to
 the server's process group; EOF on stdin closes the server's stdin, then,
 after a grace period, SIGTERM, then SIGKILL; when the server closes its
-stdout mcpeek closes its own; mcpeek exits with the server's code (128+N for
-death by signal N).
+stdout mcpeek closes its own; when the client goes away, the server gets
+EPIPE on its stdout and stderr; mcpeek exits with the server's code (128+N for
+death by signal N). Those decisions are :mod:`mcpeek.inspector.proxy.lifecycle`'s
+(sans-IO, tested as tables); this module carries them out.
 """
 
 from __future__ import annotations
@@ -27,9 +29,21 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from mcpeek.inspector.proxy.console import Console
+from mcpeek.inspector.proxy.lifecycle import (
+    STDERR,
+    STDOUT,
+    CloseClientStdout,
+    CloseServerPipe,
+    CloseServerStdin,
+    Command,
+    Note,
+    SignalServer,
+    StdioLifecycle,
+    exit_code,
+)
 from mcpeek.inspector.proxy.pipes import (
     BlockingWriter,
     connect_reader,
@@ -41,78 +55,21 @@ from mcpeek.inspector.proxy.pipes import (
     widen_reads,
     widen_transport_pipe,
 )
+from mcpeek.inspector.proxy.stdio_ends import ClientIn, ClientOut, ServerSide, Writable
 from mcpeek.inspector.proxy.tap import StdioTap
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SPAWN_FAILED = 2
-
-
-class Writable(Protocol):
-    def write(self, data: bytes) -> None: ...
-    def close(self) -> None: ...
-    def is_closing(self) -> bool: ...
-
-
-class _ServerSide(asyncio.SubprocessProtocol):
-    def __init__(self, relay: StdioRelay) -> None:
-        self.relay = relay
-
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        assert isinstance(data, bytes)
-        if fd == 1:
-            self.relay.from_server(data)
-        else:
-            self.relay.from_server_stderr(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        self.relay.server_pipe_closed(fd)
-
-    def process_exited(self) -> None:
-        self.relay.server_exited()
-
-    # The server's stdin pipe filled up (or drained): slow the client down.
-    def pause_writing(self) -> None:
-        self.relay.pause(self.relay.client_in)
-
-    def resume_writing(self) -> None:
-        self.relay.resume(self.relay.client_in)
-
-
-class _ClientIn(asyncio.Protocol):
-    def __init__(self, relay: StdioRelay) -> None:
-        self.relay = relay
-
-    def data_received(self, data: bytes) -> None:
-        self.relay.from_client(data)
-
-    def eof_received(self) -> bool:
-        self.relay.client_eof()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.relay.client_eof()
-
-
-class _ClientOut(asyncio.Protocol):
-    def __init__(self, relay: StdioRelay) -> None:
-        self.relay = relay
-        self.closed = asyncio.get_running_loop().create_future()
-
-    # The client stopped reading our stdout: stop reading the server's.
-    def pause_writing(self) -> None:
-        self.relay.pause(self.relay.server_out)
-
-    def resume_writing(self) -> None:
-        self.relay.resume(self.relay.server_out)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-        self.relay.client_out_lost()
+TICK = 0.1  # seconds between looks at the clock: escalation and draining
 
 
 class StdioRelay:
-    """One run of the wrapper. ``tap`` receives what was forwarded."""
+    """One run of the wrapper. ``tap`` receives what was forwarded.
+
+    The I/O shell around :class:`~mcpeek.inspector.proxy.lifecycle.StdioLifecycle`:
+    it forwards bytes, feeds the lifecycle what happens to the pipes and the
+    processes, and carries out the commands it answers with.
+    """
 
     def __init__(
         self,
@@ -132,21 +89,17 @@ class StdioRelay:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self.on_tap_error = on_tap_error
+        self.lifecycle = StdioLifecycle(grace)
         self.client_in: Any = None
         self.server_out: Any = None
         self._client_out: Writable | None = None
         self._server_in: Any = None
         self._server_err: Any = None
         self._process: asyncio.SubprocessTransport | None = None
-        self._exited: asyncio.Future[None] | None = None
-        self._open_server_pipes = {1, 2}
-        self._pipes_done: asyncio.Future[None] | None = None
+        self._done: asyncio.Future[None] | None = None
         self._client_eof_seen = False
-        self._escalation: asyncio.Task[None] | None = None
         self.spawned = False
         self._closing_client_out = False  # we closed it (vs. the client going away)
-        self._server_out_paused = False
-        self._last_server_data = 0.0
         self.undelivered = 0  # bytes of server output the client was gone for
         self.unsent = 0  # bytes of client input the server's stdin was closed for
         self._closing_client_in = False  # we closed it (vs. the client's EOF)
@@ -163,7 +116,7 @@ class StdioRelay:
         self._observe(self.tap.data, "c2s", data)
 
     def from_server(self, data: bytes) -> None:
-        self._last_server_data = asyncio.get_running_loop().time()
+        self.lifecycle.server_activity(asyncio.get_running_loop().time())
         if self._client_out is not None and not self._client_out.is_closing():
             self._client_out.write(data)
         else:
@@ -171,7 +124,7 @@ class StdioRelay:
         self._observe(self.tap.data, "s2c", data)
 
     def from_server_stderr(self, data: bytes) -> None:
-        self._last_server_data = asyncio.get_running_loop().time()
+        self.lifecycle.server_activity(asyncio.get_running_loop().time())
         self.console.passthrough(data)
         self._observe(self.tap.stderr, data)
 
@@ -187,45 +140,22 @@ class StdioRelay:
         if transport is not None and not transport.is_closing():
             transport.pause_reading()
             if transport is self.server_out:
-                self._server_out_paused = True
-                self._last_server_data = asyncio.get_running_loop().time()
-
-    def _client_holds_up_the_server(self) -> bool:
-        """The server's stdout is paused because a live client is slow to read it. Once
-        the client or that pipe is gone, a pause flag left set must not count."""
-        return (
-            self._server_out_paused
-            and self.server_out is not None
-            and not self.server_out.is_closing()
-            and self._client_out is not None
-            and not self._client_out.is_closing()
-        )
+                self.lifecycle.stdout_paused(True, asyncio.get_running_loop().time())
 
     def resume(self, transport: Any) -> None:
         if transport is not None and not transport.is_closing():
             transport.resume_reading()
             if transport is self.server_out:
-                self._server_out_paused = False
-                # The idle clock restarts: the pause was the client's, not the server's.
-                self._last_server_data = asyncio.get_running_loop().time()
+                self.lifecycle.stdout_paused(False, asyncio.get_running_loop().time())
 
+    # -- events, passed to the lifecycle ---------------------------------------
     def client_out_lost(self) -> None:
-        """Our stdout closed. If the client went away, let the server find out (EPIPE)
-        as it would without mcpeek, instead of reading and dropping its output."""
-        if self._closing_client_out:
-            return
-        self._observe(self.tap.event, "note", message="the client closed mcpeek's stdout")
-        if self.server_out is not None and not self.server_out.is_closing():
-            self.server_out.close()
+        if not self._closing_client_out:  # the client went away, we did not close it
+            self._carry_out(self.lifecycle.client_stdout_lost())
 
     def client_err_lost(self) -> None:
-        """Our stderr's reader went away (the client died): the server gets EPIPE on its
-        stderr, as it would without mcpeek, instead of waiting on a paused pipe."""
-        if self._server_err is not None and not self._server_err.is_closing():
-            self._observe(self.tap.event, "note", message="the client closed mcpeek's stderr")
-            self._server_err.close()
+        self._carry_out(self.lifecycle.client_stderr_lost())
 
-    # -- endings --------------------------------------------------------------
     def client_eof(self) -> None:
         if self._client_eof_seen:
             return
@@ -234,47 +164,55 @@ class StdioRelay:
         if self._closing_client_in:
             return  # mcpeek is done and stops reading: the client sent no EOF
         self._observe(self.tap.event, "client-eof")
-        if self._server_in is not None:
-            self._server_in.close()  # flushes what is buffered, then closes
-        if self._exited is not None and not self._exited.done():
-            self._escalation = asyncio.get_running_loop().create_task(self._escalate())
-
-    async def _escalate(self) -> None:
-        """Grace, SIGTERM, grace, SIGKILL. The grace only runs while the server is free
-        to exit: time it spends blocked on output the client has not read yet is the
-        client's, and does not count."""
-        assert self._exited is not None
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            waited = 0.0
-            while waited < self.grace:
-                started = loop.time()
-                step = min(0.1, self.grace - waited)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(self._exited), step)
-                if self._exited.done():
-                    return
-                if not self._client_holds_up_the_server():
-                    waited += loop.time() - started
-            self._observe(self.tap.event, "note", message=f"sending {sig.name} to the server")
-            self._signal_server(sig)
+        self._carry_out(self.lifecycle.client_eof(asyncio.get_running_loop().time()))
 
     def server_pipe_closed(self, fd: int) -> None:
-        if fd == 1:
+        if fd not in self.lifecycle.open_server_pipes:
+            return  # given up while draining, now closed for good: already told
+        if fd == STDOUT:
             self._observe(self.tap.eof, "s2c")
             self._observe(self.tap.event, "server-eof")
-            if self._client_out is not None:
-                self._closing_client_out = True
-                self._client_out.close()
-        elif fd == 2:
+        elif fd == STDERR:
             self._observe(self.tap.eof, "stderr")
-        self._open_server_pipes.discard(fd)
-        if not self._open_server_pipes and self._pipes_done and not self._pipes_done.done():
-            self._pipes_done.set_result(None)
+        self._carry_out(self.lifecycle.server_pipe_closed(fd))
 
     def server_exited(self) -> None:
-        if self._exited is not None and not self._exited.done():
-            self._exited.set_result(None)
+        self.lifecycle.server_exited(asyncio.get_running_loop().time())
+        self._check_done()
+
+    def _forward_signal(self, sig: int) -> None:
+        self._carry_out(self.lifecycle.signal_received(sig))
+
+    async def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(TICK)
+            self._carry_out(self.lifecycle.tick(loop.time()))
+
+    # -- commands, carried out --------------------------------------------------
+    def _carry_out(self, commands: list[Command]) -> None:
+        for command in commands:
+            if isinstance(command, Note):
+                self._observe(self.tap.event, "note", message=command.message)
+            elif isinstance(command, CloseServerStdin):
+                if self._server_in is not None:
+                    self._server_in.close()  # flushes what is buffered, then closes
+            elif isinstance(command, CloseServerPipe):
+                pipe = self.server_out if command.fd == STDOUT else self._server_err
+                if pipe is not None and not pipe.is_closing():
+                    pipe.close()
+                self.server_pipe_closed(command.fd)
+            elif isinstance(command, CloseClientStdout):
+                if self._client_out is not None:
+                    self._closing_client_out = True
+                    self._client_out.close()
+            elif isinstance(command, SignalServer):
+                self._signal_server(command.signal)
+        self._check_done()
+
+    def _check_done(self) -> None:
+        if self.lifecycle.done and self._done is not None and not self._done.done():
+            self._done.set_result(None)
 
     def _signal_server(self, sig: int) -> None:
         if self._process is None or self._process.get_returncode() is not None:
@@ -286,20 +224,13 @@ class StdioRelay:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
 
-    def _forward_signal(self, sig: int) -> None:
-        self._observe(
-            self.tap.event, "note", message=f"forwarding {signal.Signals(sig).name} to the server"
-        )
-        self._signal_server(sig)
-
     # -- the run --------------------------------------------------------------
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
-        self._exited = loop.create_future()
-        self._pipes_done = loop.create_future()
+        self._done = loop.create_future()
         try:
             transport, _ = await loop.subprocess_exec(
-                lambda: _ServerSide(self),
+                lambda: ServerSide(self),
                 *self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -316,16 +247,14 @@ class StdioRelay:
         self._process = transport
         self.spawned = True
         try:
-            return await self._relay(loop, transport)
+            return await self._relay(transport)
         except BaseException:
             self._signal_server(signal.SIGKILL)  # never leave the server orphaned
             raise
         finally:
             transport.close()
 
-    async def _relay(
-        self, loop: asyncio.AbstractEventLoop, transport: asyncio.SubprocessTransport
-    ) -> int:
+    async def _relay(self, transport: asyncio.SubprocessTransport) -> int:
         self._server_in = transport.get_pipe_transport(0)
         self.server_out = transport.get_pipe_transport(1)
         for pipe in (self._server_in, self.server_out):
@@ -335,7 +264,7 @@ class StdioRelay:
         widen_pipe(self.stdout_fd)
         self._observe(self.tap.event, "spawn", pid=transport.get_pid())
 
-        client_out_proto = _ClientOut(self)
+        client_out_proto = ClientOut(self)
         modes = keep_blocking_modes((self.stdin_fd, self.stdout_fd))
         server_err = self._server_err = transport.get_pipe_transport(2)
         # A stderr nobody drains slows the server's stderr, as without mcpeek; it
@@ -344,29 +273,26 @@ class StdioRelay:
             lambda: self.pause(server_err), lambda: self.resume(server_err), self.client_err_lost
         )
         try:
-            return await self._relay_client(loop, transport, client_out_proto)
+            return await self._relay_client(transport, client_out_proto)
         finally:
             restore_blocking_modes(modes)
 
     async def _relay_client(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        transport: asyncio.SubprocessTransport,
-        client_out_proto: _ClientOut,
+        self, transport: asyncio.SubprocessTransport, client_out_proto: ClientOut
     ) -> int:
+        loop = asyncio.get_running_loop()
         self._client_out = await connect_writer(loop, self.stdout_fd, lambda: client_out_proto)
-        self.client_in = await connect_reader(loop, self.stdin_fd, lambda: _ClientIn(self))
+        self.client_in = await connect_reader(loop, self.stdin_fd, lambda: ClientIn(self))
         widen_reads(self.client_in)
         for sig in FORWARDED_SIGNALS:
             loop.add_signal_handler(sig, self._forward_signal, sig)
+        ticker = loop.create_task(self._tick())
         try:
-            await self._exited  # type: ignore[misc]
-            await self._drain_server(loop)
+            await self._done  # type: ignore[misc]
         finally:
             for sig in FORWARDED_SIGNALS:
                 loop.remove_signal_handler(sig)
-            if self._escalation is not None:
-                self._escalation.cancel()
+            ticker.cancel()
         code = transport.get_returncode()
         assert code is not None
         if code < 0:
@@ -384,25 +310,9 @@ class StdioRelay:
                 f"the server's stdin was closed for {self.unsent} bytes the client sent "
                 "(they are in the capture, after a note)"
             )
-        return 128 - code if code < 0 else code
+        return exit_code(code)
 
-    async def _drain_server(self, loop: asyncio.AbstractEventLoop) -> None:
-        """After the exit, read what the server left in its pipes. A grandchild may hold
-        them open: stop after 2 s without data, unless the client is the one holding
-        things up (reading paused by back-pressure), which is worth waiting for."""
-        assert self._pipes_done is not None
-        while not self._pipes_done.done():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self._pipes_done), 0.5)
-            idle = loop.time() - self._last_server_data
-            held_up = self._client_holds_up_the_server()
-            if not self._pipes_done.done() and not held_up and idle > 2.0:
-                for fd in list(self._open_server_pipes):
-                    if fd == 1 and self.server_out is not None:
-                        self.server_out.close()
-                    self.server_pipe_closed(fd)
-
-    async def _close_client(self, client_out_proto: _ClientOut) -> None:
+    async def _close_client(self, client_out_proto: ClientOut) -> None:
         if self._client_out is not None:
             self._closing_client_out = True
             self._client_out.close()
