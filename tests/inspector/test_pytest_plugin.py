@@ -272,7 +272,7 @@ def test_mcp_replay_finds_captures_next_to_the_test_then_in_the_rootdir(
             def test_near(mcp_replay, pytestconfig):
                 mock = mcp_replay("captures/near.jsonl")
                 assert mock.capture == Path(__file__).parent / "captures/near.jsonl"
-                assert mock.command[3:5] == ["serve", str(mock.capture)]
+                assert mock.command[4:6] == ["serve", str(mock.capture)]
 
             def test_root(mcp_replay, pytestconfig):
                 mock = mcp_replay("captures/root.jsonl")
