@@ -22,4 +22,4 @@ def python_module_argv(module: str, *args: str, python: str | None = None) -> li
 
 def mcpeek_argv(*args: str, python: str | None = None) -> list[str]:
     """mcpeek's own command line (``mcpeek ARGS...``), run by this interpreter."""
-    return python_module_argv("inspector", *args, python=python)
+    return python_module_argv("mcpeek", *args, python=python)

@@ -34,7 +34,7 @@ def hostile(tmp_path: Path) -> Path:
     """A working directory whose code, if ever imported, leaves a marker file."""
     where = tmp_path / "untrusted"
     trap = f"open({str(where / 'MARKER')!r}, 'a').write(__name__ + '\\n')\n"
-    for package in ("inspector", "inspector/cli", "rules", "tui"):
+    for package in ("mcpeek", "mcpeek/inspector", "inspector", "inspector/cli", "rules", "tui"):
         (where / package).mkdir(parents=True)
         (where / package / "__init__.py").write_text(trap)
     (where / "msgspec.py").write_text(trap)
