@@ -41,6 +41,17 @@ class Header(Record, tag="header", omit_defaults=False):
     target: list[str] | str = ""
     tool: str = ""
     redacted: bool = True
+    # Which redaction ran (None: none); see mcpeek.inspector.capture.redact.
+    redaction: Redaction | None = None
+
+
+class Redaction(msgspec.Struct, omit_defaults=True):
+    """What a capture header says about the redaction that ran: the ``kinds``
+    of secrets replaced, and the ``detector`` (and its version) that found the
+    recognisable ones."""
+
+    kinds: list[str]
+    detector: str | None = None
 
 
 class SeqRecord(Record, kw_only=True):

@@ -1,8 +1,9 @@
 """Append records to a capture file.
 
-The writer numbers records (``seq``), stamps them (``t``), redacts secret
-headers, and hands each batch to the kernel at once, in one ``os.write`` of
-whole lines (no fsync), as ``tcpdump -U`` does per packet: the proxies emit a
+The writer numbers records (``seq``), stamps them (``t``), redacts secrets
+(:mod:`.redact`: credential headers, query parameters, form bodies, JSON
+members, what detect-secrets recognises), and hands each batch to the kernel
+at once, in one ``os.write`` of whole lines (no fsync), as ``tcpdump -U`` does per packet: the proxies emit a
 batch right after forwarding the chunk it came from, so a proxy killed with
 SIGKILL loses at most the record in flight, and a crash leaves at most one
 incomplete last line, which readers ignore. After a failed write (a full
@@ -14,7 +15,6 @@ How the file is opened (0600, no symlinks, one writer): :mod:`.files`.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -24,36 +24,25 @@ import msgspec
 
 from mcpeek.inspector import __version__
 from mcpeek.inspector.capture.files import open_for_writing
-from mcpeek.inspector.records import (
-    Header,
-    Http,
-    SeqRecord,
-    header_bytes,
-    store_header_bytes,
-    str_bytes,
-)
-
-DEFAULT_REDACTED_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
-)
+from mcpeek.inspector.capture.redact import Redactor
+from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
+from mcpeek.inspector.records import Header, Http, SeqRecord, store_header_bytes
 
 
 def redact_value(value: str | bytes) -> str:
-    """The hash of the value's wire bytes (a ``str`` may hold non-UTF-8 bytes
-    as ``surrogateescape`` surrogates, as aiohttp decodes them)."""
-    data = value if isinstance(value, bytes) else str_bytes(value)
-    digest = hashlib.sha256(data).hexdigest()[:8]
-    return f"<redacted sha256:{digest}>"
+    """The marker that stands for a secret value (see :func:`redact_rules.marker`)."""
+    return marker(value)
 
 
 def redact_headers(
-    headers: Iterable[tuple[str, str]], names: frozenset[str] = DEFAULT_REDACTED_HEADERS
+    headers: Iterable[tuple[str, str]], extra: Iterable[str] = ()
 ) -> list[tuple[str, str]]:
-    """Lower-case header names and replace secret values by a short hash."""
+    """Lower-case header names and replace the values of credential headers."""
+    names = frozenset(n.lower() for n in extra)
     out = []
     for name, value in headers:
         lname = name.lower()
-        out.append((lname, redact_value(value) if lname in names else value))
+        out.append((lname, marker(value) if is_secret_header(lname, names) else value))
     return out
 
 
@@ -64,8 +53,8 @@ def utc_timestamp() -> str:
 class CaptureWriter:
     """Append-only writer of one capture file.
 
-    ``redact`` switches header redaction on (the default); ``extra_redacted``
-    adds header names to the default set. A file that already holds data is
+    ``redact`` switches redaction on (the default); ``extra_redacted`` adds
+    header names to those redacted by their name. A file that already holds data is
     refused unless ``force`` (see :func:`~mcpeek.inspector.capture.files.open_for_writing`,
     which also says what else is refused: it raises ``CaptureFileError``).
     """
@@ -86,7 +75,7 @@ class CaptureWriter:
         self._next_seq = 1
         self.error: OSError | None = None
         self.redact = redact
-        self._redacted_names = DEFAULT_REDACTED_HEADERS | {n.lower() for n in extra_redacted}
+        self._redactor = Redactor(extra_redacted) if redact else None
         self.closed = False
         self.header = Header(
             created=utc_timestamp(),
@@ -94,6 +83,7 @@ class CaptureWriter:
             target=target,
             tool=f"mcpeek {__version__}",
             redacted=redact,
+            redaction=self._redactor.info() if self._redactor is not None else None,
         )
         self._write_out(self._encoder.encode(self.header) + b"\n")
 
@@ -122,9 +112,11 @@ class CaptureWriter:
             if not record.t:
                 now = now or round(time.time(), 6)
                 record.t = now
+            if self._redactor is not None:
+                self._redactor.record(record)
             if isinstance(record, Http) and record.headers:
-                if self.redact:
-                    self._redact(record)
+                if self._redactor is not None:
+                    self._redactor.headers(record)
                 else:
                     # Names lower-cased, as the format says, and plain ``str``s
                     # (msgspec refuses the ``istr`` names aiohttp hands over).
@@ -135,26 +127,6 @@ class CaptureWriter:
         encoded = self._encoder.encode_lines(records)
         self._next_seq = seq  # only once encoded: a failed batch leaves no gap in seq
         self._write_out(encoded)
-
-    def _redact(self, record: Http) -> None:
-        assert record.headers is not None
-        if not record.headers_b64:
-            record.headers = redact_headers(record.headers, self._redacted_names)
-            return
-        # Already stored (some values in Base64): hash the bytes, not the Base64.
-        encoded = set(record.headers_b64)
-        headers = []
-        for i, ((name, value), (_, data)) in enumerate(
-            zip(record.headers, header_bytes(record), strict=True)
-        ):
-            lname = name.lower()
-            if lname in self._redacted_names:
-                encoded.discard(i)
-                headers.append((lname, redact_value(data)))
-            else:
-                headers.append((lname, value))
-        record.headers = headers
-        record.headers_b64 = sorted(encoded) or None
 
     def _write_out(self, data: bytes) -> None:
         written = 0

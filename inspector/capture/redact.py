@@ -1,0 +1,73 @@
+"""Keep credentials out of capture files.
+
+The :class:`Redactor` rewrites the *recorded copy* of what crossed the wire,
+in the capture writer, after the relay forwarded it: the forwarded bytes are
+never touched. What it replaces, each by ``<redacted sha256:XXXXXXXX>`` (see
+docs/capture-format.md):
+
+- ``header``: values of headers named like credentials (Authorization,
+  Cookie, X-Api-Key, X-Auth-Token, Api-Key… and any ``--redact-header``);
+- ``query``: values of request-target parameters named like credentials
+  (``api_key``, ``access_token``, ``code``…);
+- ``form-body``: the same in form-encoded bodies (OAuth token requests);
+- ``json-field``: string values of JSON members named like credentials
+  (``"password"``, ``"api_key"``, an OAuth token response's ``access_token``…);
+- ``secret-pattern``: recognisable secrets anywhere in messages, headers,
+  targets, bodies and the server's stderr (AWS keys, GitHub, Slack, Stripe…
+  tokens, JWTs, private keys), found by ``detect-secrets``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mcpeek.inspector.capture.redact_detect import DETECTOR, SecretDetector
+from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
+from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
+from mcpeek.inspector.records import Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
+
+KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
+
+
+class Redactor:
+    """Rewrites records in place before the writer encodes them."""
+
+    def __init__(self, extra_headers: Iterable[str] = ()) -> None:
+        self.extra_headers = frozenset(name.lower() for name in extra_headers)
+        self.detector = SecretDetector()
+
+    def info(self) -> Redaction:
+        return Redaction(kinds=list(KINDS), detector=DETECTOR)
+
+    def record(self, record: SeqRecord) -> None:
+        """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
+        if isinstance(record, Msg):
+            if record.raw is not None:
+                record.raw = redact_message(record.raw, self.detector) or record.raw
+        elif isinstance(record, Http):
+            if record.path is not None:
+                record.path = redact_target(record.path, self.detector) or record.path
+            if record.body is not None:
+                record.body = redact_body(record.body, self.detector) or record.body
+        elif isinstance(record, Stderr) and record.raw is not None:
+            record.raw = self.detector.redact(record.raw) or record.raw
+
+    def headers(self, record: Http) -> None:
+        """Lower-case the header names of ``record`` and redact the values of
+        credential headers whole, and recognisable secrets in the others."""
+        assert record.headers is not None
+        encoded = set(record.headers_b64 or ())
+        values = header_bytes(record) if encoded else None
+        headers = []
+        for i, (name, value) in enumerate(record.headers):
+            lname = name.lower()
+            if is_secret_header(lname, self.extra_headers):
+                # A Base64-stored value is hashed as the bytes it stands for.
+                headers.append((lname, marker(values[i][1] if values else value)))
+                encoded.discard(i)
+            elif i in encoded or value.startswith(MARKER_PREFIX):
+                headers.append((lname, value))
+            else:
+                headers.append((lname, self.detector.redact(value) or value))
+        record.headers = headers
+        record.headers_b64 = sorted(encoded) or None

@@ -1,0 +1,179 @@
+"""Recognisable secrets in free text, found by Yelp's ``detect-secrets`` plugins.
+
+The plugins are the regex-based ones whose patterns are specific to a kind of
+credential (AWS access keys, GitHub/GitLab/Slack/Stripe/OpenAI… tokens, JWTs,
+private keys, passwords in URLs). Left out: the entropy and keyword plugins,
+which flag ordinary identifiers and hashes (names are our own rules, see
+:mod:`mcpeek.inspector.capture.redact_rules`), and the public-IP one.
+
+Running two dozen regexes over every message would cost far more than relaying
+it, so :func:`candidates` comes first: the plugins only see the windows of
+text that may hold a secret, and most messages have none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from detect_secrets.__version__ import VERSION as DETECT_SECRETS_VERSION
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from mcpeek.inspector.capture.redact_rules import marker
+
+DETECTOR = f"detect-secrets {DETECT_SECRETS_VERSION}"
+
+PLUGINS: tuple[type[RegexBasedDetector], ...] = (
+    AWSKeyDetector,
+    ArtifactoryDetector,
+    AzureStorageKeyDetector,
+    BasicAuthDetector,
+    DiscordBotTokenDetector,
+    GitHubTokenDetector,
+    GitLabTokenDetector,
+    JwtTokenDetector,
+    MailchimpDetector,
+    NpmDetector,
+    OpenAIDetector,
+    PrivateKeyDetector,
+    PypiTokenDetector,
+    SendGridDetector,
+    SlackDetector,
+    SquareOAuthDetector,
+    StripeDetector,
+    TelegramBotTokenDetector,
+    TwilioKeyDetector,
+)
+
+# Every secret those plugins find overlaps a run of 16 or more token
+# characters (the shortest, an AWS key id, is 20; 16 leaves a margin for
+# tokens cut by a character outside the class, as "." cuts a JWT), but for a
+# private-key header and a password in a URL. Runs are found on the text's
+# bytes mapped through a table, at C speed: a regex would cost ten times more.
+_TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-"
+_RUN_TABLE = bytes(1 if i in _TOKEN_BYTES else 0 for i in range(256))
+_RUN = b"\x01" * 16
+_OTHER_CANDIDATE = re.compile(r"PRIVATE KEY|://[^\s/@]+@")
+# How much text around a run the plugins see: some look for a keyword before
+# the secret ("aws ... key ... '<40 characters>'").
+_CONTEXT = 64
+
+
+def candidates(text: str) -> list[tuple[int, int]]:
+    """The parts of ``text`` that may hold a secret, as (start, end) windows;
+    ``[]`` for most text, after one pass at C speed."""
+    data = text.encode("utf-8", "surrogatepass")
+    marks = data.translate(_RUN_TABLE)
+    at = marks.find(_RUN)
+    if at < 0:
+        return [(0, len(text))] if _OTHER_CANDIDATE.search(text) else []
+    if len(data) != len(text) or _OTHER_CANDIDATE.search(text):
+        return [(0, len(text))]  # byte offsets are not text offsets: all of it
+    windows: list[tuple[int, int]] = []
+    while at >= 0:
+        end = marks.find(b"\x00", at)
+        end = len(marks) if end < 0 else end
+        window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
+        if windows and window[0] <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], window[1])
+        else:
+            windows.append(window)
+        at = marks.find(_RUN, end)
+    return windows
+
+
+# The detector names the header line of a private key; the whole block goes.
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----.*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
+
+
+class SecretDetector:
+    """Finds and replaces the secrets in a text. The plugins hold no state
+    between calls: one detector serves a whole recording."""
+
+    def __init__(self) -> None:
+        # ``denylist`` is declared an abstract property, but each plugin sets it
+        # to a sequence of compiled patterns.
+        self._patterns: list[re.Pattern[str]] = [
+            regex
+            for plugin in PLUGINS
+            for regex in plugin.denylist  # type: ignore[attr-defined]
+        ]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
+        text that cannot hold one."""
+        windows = candidates(text)
+        if not windows:
+            return []
+        found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+        for start, end in windows:
+            for regex in self._patterns:
+                for match in regex.finditer(text, start, end):
+                    if "PRIVATE KEY" not in regex.pattern:  # its header line: blocks are above
+                        found.append(_secret_span(text, match))
+        return _merged(found)
+
+    def redact(self, text: str) -> str | None:
+        """``text`` with each secret replaced by its marker (None: nothing found)."""
+        spans = self.spans(text)
+        if not spans:
+            return None
+        pieces: list[str] = []
+        at = 0
+        for start, end in spans:
+            pieces += (text[at:start], marker(text[start:end]))
+            at = end
+        pieces.append(text[at:])
+        return "".join(pieces)
+
+
+def _secret_span(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """The secret in a plugin's match: its one capturing group when that is the
+    secret (a URL's password), else the whole match without the delimiters the
+    pattern needed around it; widened to the whole token it sits in (a JWT's
+    pattern stops before the signature)."""
+    if match.re.groups == 1 and len(match.group(1) or "") >= 6:
+        start, end = match.span(1)
+    else:
+        start, end = match.span()
+        while start < end and text[start] not in _TOKEN_CHARS:
+            start += 1
+        while end > start and text[end - 1] not in _TOKEN_CHARS:
+            end -= 1
+    while start > 0 and text[start - 1] in _TOKEN_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in _TOKEN_CHARS:
+        end += 1
+    return start, end
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(s for s in spans if s[0] < s[1]):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out

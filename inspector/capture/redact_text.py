@@ -1,0 +1,144 @@
+"""Secrets out of recorded texts: JSON-RPC messages, request targets, form bodies.
+
+Each function returns the redacted text, or ``None`` when there was nothing to
+redact (the common case, decided as cheaply as possible). A JSON message stays
+valid JSON: only the string literals that hold a secret are rewritten, every
+other byte of the message is kept as it crossed the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote_plus
+
+import msgspec
+
+from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
+from mcpeek.inspector.capture.redact_rules import (
+    OAUTH_PARAMS,
+    STRUCTURAL_FIELDS,
+    is_secret_field,
+    is_secret_param,
+    marker,
+)
+
+# A message can only have a member named like a credential if its text holds
+# one of these (lower-cased); most hold none, and skip decoding.
+_FIELD_HINTS = ("passw", "pwd", "secret", "token", "key", "credential", "auth", "cookie", "code")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_AFTER_KEY = re.compile(r"\s*:")
+# application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
+_FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
+
+
+def redact_message(raw: str, detector: SecretDetector) -> str | None:
+    """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
+    inside their string literals; structural members (``id``, ``method``,
+    ``progressToken``…) are never touched."""
+    lowered = raw.lower()
+    named = any(hint in lowered for hint in _FIELD_HINTS)
+    scan = bool(candidates(raw))
+    if not named and not scan:
+        return None
+    try:
+        document = msgspec.json.decode(raw)
+    except msgspec.DecodeError:  # not JSON: redact it as text
+        return detector.redact(raw) if scan else None
+    secrets: set[str] = set()
+    keep: set[str] = set()
+    oauth = not (isinstance(document, dict) and "jsonrpc" in document)
+    _collect(document, secrets, keep, oauth=oauth, top=True)
+    if not secrets and not scan:
+        return None
+
+    def literal(match: re.Match[str]) -> str:
+        text = match.group()
+        value = text[1:-1]
+        if "\\" in value:
+            value = json.loads(text)
+        if value in keep:
+            return text
+        is_key = _AFTER_KEY.match(raw, match.end()) is not None
+        if value in secrets and not is_key:
+            return f'"{marker(value)}"'
+        redacted = detector.redact(value) if scan else None
+        if redacted is None:
+            return text
+        return json.dumps(redacted, ensure_ascii=False)
+
+    out = _STRING.sub(literal, raw)
+    return None if out == raw else out
+
+
+def _collect(node: Any, secrets: set[str], keep: set[str], *, oauth: bool, top: bool) -> None:
+    """Gather the values of members named like credentials (``secrets``) and of
+    structural members (``keep``)."""
+    if isinstance(node, list):
+        for item in node:
+            _collect(item, secrets, keep, oauth=oauth, top=top)
+        return
+    if not isinstance(node, dict):
+        return
+    for name, value in node.items():
+        if name in STRUCTURAL_FIELDS:
+            if isinstance(value, str) and (top or name not in ("id", "method", "jsonrpc")):
+                keep.add(value)
+            elif not isinstance(value, str):
+                _collect(value, secrets, keep, oauth=oauth, top=False)
+        elif is_secret_field(name) or (oauth and name in OAUTH_PARAMS):
+            secrets.update(s for s in _strings(value) if s)
+        else:
+            _collect(value, secrets, keep, oauth=oauth, top=False)
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for item in node:
+            yield from _strings(item)
+    elif isinstance(node, dict):
+        for item in node.values():
+            yield from _strings(item)
+
+
+def redact_params(text: str, detector: SecretDetector) -> str | None:
+    """A query string or form body (``a=1&b=2``) with the values of parameters
+    named like credentials replaced, then any other secret the detector finds.
+    The rest is kept to the byte (order, encoding, empty values)."""
+    changed = False
+    pieces = []
+    for piece in text.split("&"):
+        name, sep, value = piece.partition("=")
+        if sep and value and is_secret_param(unquote_plus(name)):
+            pieces.append(f"{name}={marker(unquote_plus(value))}")
+            changed = True
+        else:
+            pieces.append(piece)
+    out = "&".join(pieces)
+    redacted = detector.redact(out)
+    if redacted is not None:
+        return redacted
+    return out if changed else None
+
+
+def redact_target(target: str, detector: SecretDetector) -> str | None:
+    """A request target (``/mcp?api_key=...``) with its credentials replaced."""
+    path, sep, query = target.partition("?")
+    if not sep:
+        return detector.redact(target)
+    redacted_query = redact_params(query, detector)
+    redacted_path = detector.redact(path)
+    if redacted_query is None and redacted_path is None:
+        return None
+    return f"{redacted_path or path}?{redacted_query or query}"
+
+
+def redact_body(body: str, detector: SecretDetector) -> str | None:
+    """A non-JSON body: form-encoded ones by parameter name, any other as text."""
+    if _FORM.fullmatch(body.strip()):
+        return redact_params(body, detector)
+    return detector.redact(body)
