@@ -90,7 +90,11 @@ class HttpCommand(Command):
             metavar="ORIGIN",
             help="also accept browser requests from this Origin (repeatable)",
         )
-        add("--no-redact", action="store_true", help="keep secret header values in the capture")
+        add(
+            "--no-redact",
+            action="store_true",
+            help="keep credentials and recognisable secrets in the capture",
+        )
         add(
             "--redact-header",
             action="append",

@@ -76,6 +76,11 @@ class StdioCommand(Command):
             help="do not run the spec rules live (no violation records, no flags on stderr)",
         )
         parser.add_argument(
+            "--no-redact",
+            action="store_true",
+            help="keep credentials and recognisable secrets in the capture",
+        )
+        parser.add_argument(
             "-q",
             "--quiet",
             action="store_true",
@@ -102,7 +107,11 @@ class StdioCommand(Command):
         path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
         writer = open_capture(
-            path, force=args.force, transport="stdio", target=[printable(a) for a in command]
+            path,
+            force=args.force,
+            transport="stdio",
+            target=[printable(a) for a in command],
+            redact=not args.no_redact,
         )
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr

@@ -1,0 +1,177 @@
+"""Redaction of the recorded copy: one test per kind of secret, through the writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from mcpeek.inspector.capture import CaptureWriter, read_records
+from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, marker
+from mcpeek.inspector.records import Http, Msg, SeqRecord, Stderr, wire_bytes
+
+# Made-up credentials of the shapes the detector knows (none of them is real).
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+SLACK_TOKEN = "xoxb-1234567890-0987654321-abcdefghijklmnop"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+STRIPE_KEY = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+PRIVATE_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0t\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+JSON_SECRETS = [AWS_KEY, GITHUB_TOKEN, SLACK_TOKEN, JWT, STRIPE_KEY, PRIVATE_KEY]
+
+
+def recorded(tmp_path: Path, *records: SeqRecord, redact: bool = True) -> tuple[list, bytes]:
+    path = tmp_path / "cap.jsonl"
+    with CaptureWriter(path, transport="http", target="http://u/mcp", redact=redact) as writer:
+        for record in records:
+            writer.write(record)
+    header, out, problems = read_records(path)
+    assert problems == []
+    return [header, *out], path.read_bytes()
+
+
+def message(value: object) -> Msg:
+    return Msg(dir="c2s", ch="x1", raw=json.dumps(value))
+
+
+def decoded(record: Msg) -> object:
+    return msgspec.json.decode(wire_bytes(record))
+
+
+def test_query_parameters_named_like_credentials(tmp_path: Path) -> None:
+    target = "/mcp?api_key=K1&access_token=T2&token=T3&key=K4&code=C5&client_secret=S6&page=2"
+    (_, request), data = recorded(tmp_path, Http(x="x1", phase="request", path=target))
+    assert b"K1" not in data and b"S6" not in data
+    for secret in ("K1", "T2", "T3", "K4", "C5", "S6"):
+        assert f"={secret}" not in request.path
+        assert marker(secret) in request.path
+    assert request.path.startswith("/mcp?api_key=") and request.path.endswith("&page=2")
+
+
+@pytest.mark.parametrize("form", [True, False])
+def test_oauth_token_endpoint_bodies(tmp_path: Path, form: bool) -> None:
+    fields = {
+        "grant_type": "authorization_code",
+        "code": "SplxlOBeZQQYbYS6WxSbIA",
+        "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+        "client_secret": "s3cr3t-value",
+        "redirect_uri": "http://127.0.0.1:3000/callback",
+    }
+    answer = {"access_token": "at-1", "refresh_token": "rt-2", "id_token": "it-3"}
+    if form:
+        body = "&".join(f"{k}={v}" for k, v in fields.items())
+        records = [Http(x="x1", phase="request", method="POST", path="/token", body=body)]
+    else:
+        records = [message(fields)]
+    records.append(Msg(dir="s2c", ch="x1", raw=json.dumps(answer)))
+    _, data = recorded(tmp_path, *records)
+    for secret in (fields["code"], fields["code_verifier"], fields["client_secret"], "at-1"):
+        assert secret.encode() not in data
+    assert b"rt-2" not in data and b"it-3" not in data
+    assert b"authorization_code" in data and b"callback" in data  # not credentials
+
+
+def test_credential_headers_by_name_but_not_the_session_id(tmp_path: Path) -> None:
+    headers = [
+        ("X-Auth-Token", "v1"),
+        ("Api-Key", "v2"),
+        ("X-Goog-Api-Key", "v3"),
+        ("X-Client-Secret", "v4"),
+        ("X-Password", "v5"),
+        ("Authorization", "Bearer v6"),
+        ("Mcp-Session-Id", "session-7"),
+        ("Content-Type", "application/json"),
+        ("X-Trace", f"carries {GITHUB_TOKEN}"),
+    ]
+    (_, request), _ = recorded(tmp_path, Http(x="x1", phase="request", headers=headers))
+    values = dict(request.headers)
+    for name in ("x-auth-token", "api-key", "x-goog-api-key", "x-client-secret", "x-password"):
+        assert values[name].startswith(MARKER_PREFIX)
+    assert values["authorization"] == marker("Bearer v6")
+    assert values["mcp-session-id"] == "session-7"  # routing state replay needs
+    assert values["content-type"] == "application/json"
+    assert values["x-trace"] == f"carries {marker(GITHUB_TOKEN)}"
+
+
+@pytest.mark.parametrize("secret", JSON_SECRETS, ids=lambda s: s[:12])
+def test_each_recognisable_secret_inside_a_json_rpc_message(tmp_path: Path, secret: str) -> None:
+    text = f"here it is: {secret} (keep it safe)"
+    result = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": text}]}}
+    (_, msg), data = recorded(tmp_path, message(result))
+    assert json.dumps(secret)[1:-1].encode() not in data
+    value = decoded(msg)
+    assert value["result"]["content"][0]["text"] == f"here it is: {marker(secret)} (keep it safe)"
+    assert {k: value[k] for k in ("jsonrpc", "id")} == {"jsonrpc": "2.0", "id": 3}
+
+
+def test_password_fields_nested_in_tool_arguments(tmp_path: Path) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": "call-1",
+        "method": "tools/call",
+        "params": {
+            "name": "connect",
+            "arguments": {"db": {"user": "bob", "password": "hunter2", "apiKey": "k-9"}},
+            "_meta": {"progressToken": "progress-1"},
+        },
+    }
+    (_, msg), data = recorded(tmp_path, message(call))
+    assert b"hunter2" not in data and b"k-9" not in data
+    value = decoded(msg)
+    assert value["params"]["arguments"]["db"] == {
+        "user": "bob",
+        "password": marker("hunter2"),
+        "apiKey": marker("k-9"),
+    }
+    # Correlation is untouched: id, method and the progress token are as sent.
+    assert value["id"] == "call-1" and value["method"] == "tools/call"
+    assert value["params"]["_meta"] == {"progressToken": "progress-1"}
+
+
+def test_structural_members_are_kept_even_when_they_look_like_secrets(tmp_path: Path) -> None:
+    note = {"jsonrpc": "2.0", "method": "notifications/progress"}
+    note["params"] = {"progressToken": AWS_KEY, "progress": 1}
+    (_, msg), _ = recorded(tmp_path, message(note))
+    assert wire_bytes(msg) == json.dumps(note).encode()
+
+
+def test_untouched_messages_keep_their_exact_bytes(tmp_path: Path) -> None:
+    raw = '{"jsonrpc":"2.0", "id":1,\t"result":{"tools":[],"nextCursor":"abcdefghijklmnopqrstu"}}'
+    (_, msg), _ = recorded(tmp_path, Msg(dir="s2c", ch="stdio", raw=raw))
+    assert msg.raw == raw
+
+
+def test_escaped_strings_stay_valid_json(tmp_path: Path) -> None:
+    text = f'quote " and caf\u00e9 then {AWS_KEY}\n'
+    raw = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"text": text}})
+    (_, msg), _ = recorded(tmp_path, Msg(dir="s2c", ch="stdio", raw=raw))
+    assert decoded(msg) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"text": text.replace(AWS_KEY, marker(AWS_KEY))},
+    }
+
+
+def test_server_stderr_lines(tmp_path: Path) -> None:
+    (_, line), data = recorded(tmp_path, Stderr(raw=f"connecting with {AWS_KEY}"))
+    assert AWS_KEY.encode() not in data
+    assert line.raw == f"connecting with {marker(AWS_KEY)}"
+
+
+def test_no_redact_keeps_everything_and_the_header_says_what_ran(tmp_path: Path) -> None:
+    secret_call = message({"jsonrpc": "2.0", "id": 1, "params": {"password": "hunter2"}})
+    request = Http(x="x1", phase="request", path="/mcp?token=T", headers=[("X-Api-Key", "k")])
+    (header, *_), data = recorded(tmp_path, secret_call, request, redact=False)
+    assert b"hunter2" in data and b"token=T" in data and b'"k"' in data
+    assert header.redacted is False and header.redaction is None
+    (header, *_), data = recorded(tmp_path, secret_call, request)
+    assert header.redacted is True and header.redaction is not None
+    assert {"header", "query", "form-body", "json-field", "secret-pattern"} <= set(
+        header.redaction.kinds
+    )
+    assert header.redaction.detector.startswith("detect-secrets ")
