@@ -34,6 +34,7 @@ import aiohttp
 from mcpeek.inspector.proxy.http_wire import HEADER_CONTROL
 from mcpeek.inspector.proxy.sse import SseParser
 from mcpeek.inspector.records import Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.replay.credentials import CredentialPolicy
 from mcpeek.inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
 from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep
 
@@ -114,8 +115,10 @@ class HttpTransport:
         extra_headers: Iterable[tuple[str, str]] = (),
         timeout: float = 10.0,
         on_note: Callable[[str], None] = lambda _text: None,
+        credentials: CredentialPolicy | None = None,
     ) -> None:
         self.url = url
+        self.credentials = credentials or CredentialPolicy(None, url, send_anyway=False)
         self.path = urlsplit(url).path or "/"
         self.emit = emit
         self.extra = [(k.lower(), v) for k, v in extra_headers]
@@ -151,6 +154,10 @@ class HttpTransport:
             for name in set(redacted) - self._redacted:
                 self._redacted.add(name)
                 self.on_note(f"the capture redacted the {name} header: not sent (see --header)")
+            kept, held = self.credentials.split(kept)
+            if set(held) - self._redacted:
+                self._redacted.update(held)
+                self.on_note(self.credentials.note(held))
             headers.update(kept)
         elif item.data is not None and isinstance(step, ClientStep):
             headers.update(synthesized_headers(step.message, self.version))

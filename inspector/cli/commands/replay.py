@@ -69,6 +69,7 @@ class ReplayCommand(Command):
         from mcpeek import inspector
         from mcpeek.inspector.capture.reader import CaptureError
         from mcpeek.inspector.replay.canonical import PointerError, parse_pointers
+        from mcpeek.inspector.replay.credentials import recorded_origin
         from mcpeek.inspector.replay.replay_plan import build_plan
 
         command = list(args.server_command)
@@ -99,7 +100,8 @@ class ReplayCommand(Command):
         plan = build_plan(capture.records, capture.flows, capture.header.transport)
         if not plan.flows:
             raise UsageError(f"{args.file}: the capture has no client request to replay")
-        return _Session(args, plan, ignore, headers, command).run()
+        recorded = recorded_origin(capture.header.transport, capture.header.target)
+        return _Session(args, plan, ignore, headers, command, recorded).run()
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
@@ -142,6 +144,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="an HTTP header to send with every request, e.g. one the capture redacted",
     )
     parser.add_argument(
+        "--send-credentials",
+        action="store_true",
+        help="send the capture's recorded credential headers (Authorization, Cookie, API "
+        "keys...) even to a --url whose origin is not the one recorded",
+    )
+    parser.add_argument(
         "--no-check", action="store_true", help="do not run the spec rules on the live traffic"
     )
 
@@ -178,8 +186,10 @@ class _Session:
         ignore: list[tuple[str, ...]],
         headers: list[tuple[str, str]],
         command: list[str],
+        recorded_origin: str | None = None,
     ) -> None:
         self.args = args
+        self.recorded_origin = recorded_origin
         self.plan = plan
         self.ignore = ignore
         self.headers = headers
@@ -188,6 +198,7 @@ class _Session:
 
     def run(self) -> int:
         from mcpeek.inspector.cli.recording import open_capture
+        from mcpeek.inspector.replay.credentials import CredentialPolicy
         from mcpeek.inspector.replay.replay import Replayer, ReplayError
         from mcpeek.inspector.replay.replay_http import HttpTransport
         from mcpeek.inspector.replay.replay_record import SessionTape
@@ -214,6 +225,9 @@ class _Session:
                 extra_headers=self.headers,
                 timeout=args.timeout,
                 on_note=self.notes.append,
+                credentials=CredentialPolicy(
+                    self.recorded_origin, args.url, send_anyway=args.send_credentials
+                ),
             )
         else:
             transport = StdioTransport(self.command, tape.emit)
