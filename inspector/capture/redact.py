@@ -39,6 +39,16 @@ class Redactor:
     def info(self) -> Redaction:
         return Redaction(kinds=list(KINDS), detector=DETECTOR)
 
+    def live_message(self, data: bytes) -> bytes:
+        """A live message redacted as a capture redacts it: what ``serve`` matches
+        against a redacted capture (bytes that are not UTF-8 are left alone)."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data
+        redacted = redact_message(text, self.detector)
+        return data if redacted is None else redacted.encode("utf-8")
+
     def record(self, record: SeqRecord) -> None:
         """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
         if isinstance(record, Msg):

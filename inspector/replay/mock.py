@@ -40,8 +40,9 @@ from typing import Any, Literal
 import msgspec
 
 from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.jsonrpc import TOO_DEEP, Message, MessageDecoder
-from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.records import AnyRecord, Header
 from mcpeek.inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
 from mcpeek.inspector.replay.closest import explain_miss
 from mcpeek.inspector.replay.rawjson import member_bytes, replace_member
@@ -89,10 +90,14 @@ class MockServer:
         ignore: Sequence[Pointer] = (),
         timing: Timing = "recorded",
         on_miss: OnMiss = "error",
+        redacted: bool = False,
     ) -> None:
         if script.server_messages == 0:
             raise ServeError("the capture has no server side (no message from the server)")
         self.script = script
+        # A redacted capture holds markers where the client sent secrets: live
+        # messages are redacted the same way before matching, or none would match.
+        self.redactor = Redactor() if redacted else None
         self.ignore = list(ignore)
         self.timing = timing
         self.on_miss = on_miss
@@ -108,8 +113,16 @@ class MockServer:
     ) -> MockServer:
         """``ignore`` are JSON Pointers (``/params/arguments/ts``); a bad one raises
         :class:`~mcpeek.inspector.replay.canonical.PointerError`."""
+        records = list(records)
         pointers = parse_pointers(ignore)
-        return cls(build_script(records, pointers), ignore=pointers, timing=timing, on_miss=on_miss)
+        header = records[0] if records and isinstance(records[0], Header) else None
+        return cls(
+            build_script(records, pointers),
+            ignore=pointers,
+            timing=timing,
+            on_miss=on_miss,
+            redacted=header is not None and header.redaction is not None,
+        )
 
     @classmethod
     def from_capture(
@@ -169,6 +182,8 @@ class MockSession:
 
     # -- one client message ------------------------------------------------------
     def receive(self, data: bytes) -> Reaction:
+        if self.server.redactor is not None:
+            data = self.server.redactor.live_message(data)
         message = self._decoder.decode(data)
         if message.detail == TOO_DEEP:
             return _too_deep(data)
