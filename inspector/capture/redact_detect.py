@@ -13,7 +13,9 @@ text that may hold a secret, and most messages have none.
 
 from __future__ import annotations
 
+import importlib
 import re
+from typing import Any
 
 from detect_secrets.__version__ import VERSION as DETECT_SECRETS_VERSION
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
@@ -40,6 +42,11 @@ from detect_secrets.plugins.twilio import TwilioKeyDetector
 from mcpeek.inspector.capture.redact_rules import marker
 
 DETECTOR = f"detect-secrets {DETECT_SECRETS_VERSION}"
+
+# The regex parser behind ``re`` (``sre_parse`` before 3.11, now deprecated):
+# it reads the literals out of the plugins' patterns. Untyped, hence Any.
+_sre_parser: Any = importlib.import_module("re._parser")
+_sre: Any = importlib.import_module("re._constants")
 
 PLUGINS: tuple[type[RegexBasedDetector], ...] = (
     AWSKeyDetector,
@@ -75,6 +82,9 @@ _OTHER_CANDIDATE = re.compile(r"PRIVATE KEY|://[^\s/@]+@")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
 _CONTEXT = 64
+# A longer run is a Base64 blob (an image, a file): what it encodes cannot be
+# recognised, and scanning it would cost milliseconds per megabyte.
+MAX_RUN = 8192
 
 
 def candidates(text: str) -> list[tuple[int, int]]:
@@ -84,15 +94,17 @@ def candidates(text: str) -> list[tuple[int, int]]:
     marks = data.translate(_RUN_TABLE)
     at = marks.find(_RUN)
     if at < 0:
-        return [(0, len(text))] if _OTHER_CANDIDATE.search(text) else []
-    if len(data) != len(text) or _OTHER_CANDIDATE.search(text):
+        return [(0, len(text))] if _other_candidate(text) else []
+    if len(data) != len(text) or _other_candidate(text):
         return [(0, len(text))]  # byte offsets are not text offsets: all of it
     windows: list[tuple[int, int]] = []
     while at >= 0:
         end = marks.find(b"\x00", at)
         end = len(marks) if end < 0 else end
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
-        if windows and window[0] <= windows[-1][1]:
+        if end - at > MAX_RUN:
+            pass
+        elif windows and window[0] <= windows[-1][1]:
             windows[-1] = (windows[-1][0], window[1])
         else:
             windows.append(window)
@@ -108,6 +120,11 @@ _PRIVATE_KEY_BLOCK = re.compile(
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
 
 
+def _other_candidate(text: str) -> bool:
+    # Substring tests first: a regex over a megabyte costs milliseconds.
+    return "PRIVATE KEY" in text or ("://" in text and bool(_OTHER_CANDIDATE.search(text)))
+
+
 class SecretDetector:
     """Finds and replaces the secrets in a text. The plugins hold no state
     between calls: one detector serves a whole recording."""
@@ -115,10 +132,14 @@ class SecretDetector:
     def __init__(self) -> None:
         # ``denylist`` is declared an abstract property, but each plugin sets it
         # to a sequence of compiled patterns.
-        self._patterns: list[re.Pattern[str]] = [
-            regex
+        # Each pattern with the literals one of which its matches hold, and
+        # whether those are lower-cased (a case-insensitive pattern). The
+        # private-key patterns find a header line only: the blocks are found whole.
+        self._patterns: list[tuple[re.Pattern[str], tuple[str, ...], bool]] = [
+            (regex, tuple(required_literals(regex)), bool(regex.flags & re.IGNORECASE))
             for plugin in PLUGINS
             for regex in plugin.denylist  # type: ignore[attr-defined]
+            if "PRIVATE KEY" not in regex.pattern
         ]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
@@ -128,11 +149,17 @@ class SecretDetector:
         if not windows:
             return []
         found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
-        for start, end in windows:
-            for regex in self._patterns:
-                for match in regex.finditer(text, start, end):
-                    if "PRIVATE KEY" not in regex.pattern:  # its header line: blocks are above
-                        found.append(_secret_span(text, match))
+        lowered = text.lower()
+        for regex, literals, ignore_case in self._patterns:
+            haystack = lowered if ignore_case else text
+            for literal in literals:  # a substring test at C speed rules most patterns out
+                if literal in haystack:
+                    break
+            else:
+                if literals:
+                    continue
+            for start, end in windows:
+                found.extend(_secret_span(text, m) for m in regex.finditer(text, start, end))
         return _merged(found)
 
     def redact(self, text: str) -> str | None:
@@ -147,6 +174,44 @@ class SecretDetector:
             at = end
         pieces.append(text[at:])
         return "".join(pieces)
+
+
+def required_literals(regex: re.Pattern[str]) -> frozenset[str]:
+    """Strings of which every match of ``regex`` holds one (lower-cased for a
+    case-insensitive pattern), read from the pattern's parse tree: its longest
+    run of literal characters, or alternation of such runs. Empty when the
+    pattern has none (then it always runs)."""
+    options = _literal_options(_sre_parser.parse(regex.pattern, regex.flags).data)
+    if not options:
+        return frozenset()
+    best = max(options, key=lambda choice: min(map(len, choice)))
+    if regex.flags & re.IGNORECASE:
+        best = {literal.lower() for literal in best}
+    return frozenset(best)
+
+
+def _literal_options(sequence: Any) -> list[set[str]]:
+    """Each set: literals of which a match of ``sequence`` holds at least one."""
+    out: list[set[str]] = []
+    run: list[str] = []
+    for op, arg in sequence:
+        if op is _sre.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            out.append({"".join(run)})
+            run = []
+        if op is _sre.SUBPATTERN:
+            out.extend(_literal_options(arg[3]))
+        elif op is _sre.BRANCH:
+            choices = [_literal_options(branch) for branch in arg[1]]
+            if all(choices):
+                out.append(set().union(*(max(c, key=lambda s: min(map(len, s))) for c in choices)))
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and arg[0] >= 1:
+            out.extend(_literal_options(arg[2]))
+    if run:
+        out.append({"".join(run)})
+    return out
 
 
 def _secret_span(text: str, match: re.Match[str]) -> tuple[int, int]:

@@ -40,7 +40,9 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     ``progressToken``…) are never touched."""
     lowered = raw.lower()
     named = any(hint in lowered for hint in _FIELD_HINTS)
-    scan = bool(candidates(raw))
+    # Scanning the raw text first keeps decoding for messages with a secret;
+    # escapes ("\/", "\u0041") could hide one from it, not from the strings.
+    scan = bool(detector.spans(raw)) or ("\\" in raw and bool(candidates(raw)))
     if not named and not scan:
         return None
     try:
