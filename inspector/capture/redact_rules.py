@@ -55,9 +55,19 @@ OAUTH_PARAMS = frozenset(
 SECRET_PARAMS = OAUTH_PARAMS | {"key", "sig", "auth"}
 
 # Members of a JSON-RPC message that correlation and replay depend on; never
-# rewritten, whatever their name or value.
+# rewritten, whatever their name or value (an MRTR ``requestState`` may well
+# be a signed token, and chains are followed by it).
 STRUCTURAL_FIELDS = frozenset(
-    {"jsonrpc", "id", "method", "progressToken", "requestId", "cursor", "nextCursor"}
+    {
+        "jsonrpc",
+        "id",
+        "method",
+        "progressToken",
+        "requestId",
+        "requestState",
+        "cursor",
+        "nextCursor",
+    }
 )
 
 

@@ -136,8 +136,10 @@ def test_password_fields_nested_in_tool_arguments(tmp_path: Path) -> None:
 def test_structural_members_are_kept_even_when_they_look_like_secrets(tmp_path: Path) -> None:
     note = {"jsonrpc": "2.0", "method": "notifications/progress"}
     note["params"] = {"progressToken": AWS_KEY, "progress": 1}
-    (_, msg), _ = recorded(tmp_path, message(note))
-    assert wire_bytes(msg) == json.dumps(note).encode()
+    retry = {"jsonrpc": "2.0", "id": JWT, "method": "tools/call"}
+    retry["params"] = {"name": "x", "requestState": JWT, "inputResponses": {}}
+    (_, *msgs), _ = recorded(tmp_path, message(note), message(retry))
+    assert [wire_bytes(m) for m in msgs] == [json.dumps(note).encode(), json.dumps(retry).encode()]
 
 
 def test_untouched_messages_keep_their_exact_bytes(tmp_path: Path) -> None:
