@@ -85,6 +85,8 @@ _CONTEXT = 64
 # A longer run is a Base64 blob (an image, a file): what it encodes cannot be
 # recognised, and scanning it would cost milliseconds per megabyte.
 MAX_RUN = 8192
+# Texts up to this size are scanned whole once they hold a run.
+_WHOLE = 4096
 
 
 def candidates(text: str) -> list[tuple[int, int]]:
@@ -95,8 +97,10 @@ def candidates(text: str) -> list[tuple[int, int]]:
     at = marks.find(_RUN)
     if at < 0:
         return [(0, len(text))] if _other_candidate(text) else []
-    if len(data) != len(text) or _other_candidate(text):
-        return [(0, len(text))]  # byte offsets are not text offsets: all of it
+    if len(data) <= _WHOLE or len(data) != len(text) or _other_candidate(text):
+        # Short: one window would hold it all anyway. Not ASCII: byte offsets
+        # are not text offsets.
+        return [(0, len(text))]
     windows: list[tuple[int, int]] = []
     while at >= 0:
         end = marks.find(b"\x00", at)
@@ -131,16 +135,32 @@ class SecretDetector:
 
     def __init__(self) -> None:
         # ``denylist`` is declared an abstract property, but each plugin sets it
-        # to a sequence of compiled patterns.
-        # Each pattern with the literals one of which its matches hold, and
-        # whether those are lower-cased (a case-insensitive pattern). The
-        # private-key patterns find a header line only: the blocks are found whole.
-        self._patterns: list[tuple[re.Pattern[str], tuple[str, ...], bool]] = [
-            (regex, tuple(required_literals(regex)), bool(regex.flags & re.IGNORECASE))
+        # to a sequence of compiled patterns. The private-key patterns find a
+        # header line only: the blocks are found whole.
+        self._patterns: list[re.Pattern[str]] = [
+            regex
             for plugin in PLUGINS
             for regex in plugin.denylist  # type: ignore[attr-defined]
             if "PRIVATE KEY" not in regex.pattern
         ]
+        # Which patterns a literal lets run: each pattern runs only if the text
+        # holds one of its required literals (lower-cased for a case-insensitive
+        # pattern, tested on the lower-cased text); a pattern without any
+        # always runs.
+        self._always: list[int] = []
+        by_literal: dict[tuple[str, bool], list[int]] = {}
+        for i, regex in enumerate(self._patterns):
+            literals = required_literals(regex)
+            if not literals:
+                self._always.append(i)
+            for literal in literals:
+                key = (literal, bool(regex.flags & re.IGNORECASE))
+                by_literal.setdefault(key, []).append(i)
+        # Lower-cased literals are tested on the lower-cased text; one search for
+        # any of the others rules most texts out before testing them one by one.
+        self._lower = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if lower]
+        self._cased = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if not lower]
+        self._gate = re.compile("|".join(re.escape(lit) for lit, _ in self._cased))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
@@ -149,18 +169,21 @@ class SecretDetector:
         if not windows:
             return []
         found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
-        lowered = text.lower()
-        for regex, literals, ignore_case in self._patterns:
-            haystack = lowered if ignore_case else text
-            for literal in literals:  # a substring test at C speed rules most patterns out
-                if literal in haystack:
-                    break
-            else:
-                if literals:
-                    continue
+        selected = set(self._always)
+        if self._lower:
+            lowered = text.lower()
+            for literal, indices in self._lower:
+                if literal in lowered:
+                    selected.update(indices)
+        if self._gate.search(text) is not None:
+            for literal, indices in self._cased:  # substring tests, at C speed
+                if literal in text:
+                    selected.update(indices)
+        for i in sorted(selected):
+            regex = self._patterns[i]
             for start, end in windows:
                 found.extend(_secret_span(text, m) for m in regex.finditer(text, start, end))
-        return _merged(found)
+        return _merged(found) if found else found
 
     def redact(self, text: str) -> str | None:
         """``text`` with each secret replaced by its marker (None: nothing found)."""
@@ -180,11 +203,13 @@ def required_literals(regex: re.Pattern[str]) -> frozenset[str]:
     """Strings of which every match of ``regex`` holds one (lower-cased for a
     case-insensitive pattern), read from the pattern's parse tree: its longest
     run of literal characters, or alternation of such runs. Empty when the
-    pattern has none (then it always runs)."""
+    pattern has none worth testing (then it always runs)."""
     options = _literal_options(_sre_parser.parse(regex.pattern, regex.flags).data)
     if not options:
         return frozenset()
     best = max(options, key=lambda choice: min(map(len, choice)))
+    if min(map(len, best)) < 2:
+        return frozenset()  # one character (":", "."): in about every message
     if regex.flags & re.IGNORECASE:
         best = {literal.lower() for literal in best}
     return frozenset(best)
