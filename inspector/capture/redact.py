@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcpeek.inspector.capture.redact_detect import DETECTOR, SecretDetector
+from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
 from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
 from mcpeek.inspector.records import Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
@@ -37,7 +37,7 @@ class Redactor:
         self.detector = SecretDetector()
 
     def info(self) -> Redaction:
-        return Redaction(kinds=list(KINDS), detector=DETECTOR)
+        return Redaction(kinds=list(KINDS), detector=detector_name())
 
     def live_message(self, data: bytes) -> bytes:
         """A live message redacted as a capture redacts it: what ``serve`` matches

@@ -17,58 +17,54 @@ import importlib
 import re
 from typing import Any
 
-from detect_secrets.__version__ import VERSION as DETECT_SECRETS_VERSION
-from detect_secrets.plugins.artifactory import ArtifactoryDetector
-from detect_secrets.plugins.aws import AWSKeyDetector
-from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
-from detect_secrets.plugins.discord import DiscordBotTokenDetector
-from detect_secrets.plugins.github_token import GitHubTokenDetector
-from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.jwt import JwtTokenDetector
-from detect_secrets.plugins.mailchimp import MailchimpDetector
-from detect_secrets.plugins.npm import NpmDetector
-from detect_secrets.plugins.openai import OpenAIDetector
-from detect_secrets.plugins.private_key import PrivateKeyDetector
-from detect_secrets.plugins.pypi_token import PypiTokenDetector
-from detect_secrets.plugins.sendgrid import SendGridDetector
-from detect_secrets.plugins.slack import SlackDetector
-from detect_secrets.plugins.square_oauth import SquareOAuthDetector
-from detect_secrets.plugins.stripe import StripeDetector
-from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
-from detect_secrets.plugins.twilio import TwilioKeyDetector
-
 from mcpeek.inspector.capture.redact_rules import marker
-
-DETECTOR = f"detect-secrets {DETECT_SECRETS_VERSION}"
 
 # The regex parser behind ``re`` (``sre_parse`` before 3.11, now deprecated):
 # it reads the literals out of the plugins' patterns. Untyped, hence Any.
 _sre_parser: Any = importlib.import_module("re._parser")
 _sre: Any = importlib.import_module("re._constants")
 
-PLUGINS: tuple[type[RegexBasedDetector], ...] = (
-    AWSKeyDetector,
-    ArtifactoryDetector,
-    AzureStorageKeyDetector,
-    BasicAuthDetector,
-    DiscordBotTokenDetector,
-    GitHubTokenDetector,
-    GitLabTokenDetector,
-    JwtTokenDetector,
-    MailchimpDetector,
-    NpmDetector,
-    OpenAIDetector,
-    PrivateKeyDetector,
-    PypiTokenDetector,
-    SendGridDetector,
-    SlackDetector,
-    SquareOAuthDetector,
-    StripeDetector,
-    TelegramBotTokenDetector,
-    TwilioKeyDetector,
+# Module and class of each plugin used. Imported when a detector is built,
+# not with this module: detect-secrets takes a few hundred milliseconds to
+# import, which the commands that only read captures need not pay.
+PLUGINS = (
+    ("aws", "AWSKeyDetector"),
+    ("artifactory", "ArtifactoryDetector"),
+    ("azure_storage_key", "AzureStorageKeyDetector"),
+    ("basic_auth", "BasicAuthDetector"),
+    ("discord", "DiscordBotTokenDetector"),
+    ("github_token", "GitHubTokenDetector"),
+    ("gitlab_token", "GitLabTokenDetector"),
+    ("jwt", "JwtTokenDetector"),
+    ("mailchimp", "MailchimpDetector"),
+    ("npm", "NpmDetector"),
+    ("openai", "OpenAIDetector"),
+    ("private_key", "PrivateKeyDetector"),
+    ("pypi_token", "PypiTokenDetector"),
+    ("sendgrid", "SendGridDetector"),
+    ("slack", "SlackDetector"),
+    ("square_oauth", "SquareOAuthDetector"),
+    ("stripe", "StripeDetector"),
+    ("telegram_token", "TelegramBotTokenDetector"),
+    ("twilio", "TwilioKeyDetector"),
 )
+
+
+def detector_name() -> str:
+    """``detect-secrets X.Y.Z``, as the capture header records it."""
+    from importlib.metadata import version  # slow to import: only for writers
+
+    return f"detect-secrets {version('detect-secrets')}"
+
+
+def plugin_patterns() -> list[re.Pattern[str]]:
+    """The compiled patterns of the plugins (each plugin's ``denylist``)."""
+    patterns: list[re.Pattern[str]] = []
+    for module, name in PLUGINS:
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
+        patterns.extend(plugin.denylist)
+    return patterns
+
 
 # Every secret those plugins find overlaps a run of 16 or more token
 # characters (the shortest, an AWS key id, is 20; 16 leaves a margin for
@@ -134,15 +130,8 @@ class SecretDetector:
     between calls: one detector serves a whole recording."""
 
     def __init__(self) -> None:
-        # ``denylist`` is declared an abstract property, but each plugin sets it
-        # to a sequence of compiled patterns. The private-key patterns find a
-        # header line only: the blocks are found whole.
-        self._patterns: list[re.Pattern[str]] = [
-            regex
-            for plugin in PLUGINS
-            for regex in plugin.denylist  # type: ignore[attr-defined]
-            if "PRIVATE KEY" not in regex.pattern
-        ]
+        # The private-key patterns find a header line only: the blocks are found whole.
+        self._patterns = [p for p in plugin_patterns() if "PRIVATE KEY" not in p.pattern]
         # Which patterns a literal lets run: each pattern runs only if the text
         # holds one of its required literals (lower-cased for a case-insensitive
         # pattern, tested on the lower-cased text); a pattern without any
