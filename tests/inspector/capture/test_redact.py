@@ -177,3 +177,23 @@ def test_no_redact_keeps_everything_and_the_header_says_what_ran(tmp_path: Path)
         header.redaction.kinds
     )
     assert header.redaction.detector.startswith("detect-secrets ")
+
+
+def test_secrets_in_a_long_message_beside_a_base64_blob(tmp_path: Path) -> None:
+    # Long texts are scanned window by window around their token runs, and a
+    # blob too long to hold a recognisable secret is skipped: neither may hide
+    # the secrets around it.
+    blob = "iVBORw0KGgoAAAANSUhEUgAA" * 2000
+    filler = "lorem ipsum dolor sit amet " * 400
+    content = [
+        {"type": "image", "data": blob, "mimeType": "image/png"},
+        {"type": "text", "text": f"{filler} token {GITHUB_TOKEN} {filler} {JWT} end"},
+    ]
+    result = {"jsonrpc": "2.0", "id": 9, "result": {"content": content}}
+    (_, msg), data = recorded(tmp_path, message(result))
+    assert GITHUB_TOKEN.encode() not in data and JWT.encode() not in data
+    value = decoded(msg)
+    assert value["result"]["content"][0]["data"] == blob
+    assert value["result"]["content"][1]["text"] == (
+        f"{filler} token {marker(GITHUB_TOKEN)} {filler} {marker(JWT)} end"
+    )
