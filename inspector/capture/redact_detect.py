@@ -102,12 +102,11 @@ def candidates(text: str) -> list[tuple[int, int]]:
         end = marks.find(b"\x00", at)
         end = len(marks) if end < 0 else end
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
-        if end - at > MAX_RUN:
-            pass
-        elif windows and window[0] <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], window[1])
-        else:
-            windows.append(window)
+        if end - at <= MAX_RUN:
+            if windows and window[0] <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], window[1])
+            else:
+                windows.append(window)
         at = marks.find(_RUN, end)
     return windows
 

@@ -24,6 +24,7 @@ from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Http, Msg, wire_bytes
 from tests.conftest import mcpeek_argv, peer_argv
+from tests.e2e.test_sdk_http import free_port, running
 from tests.inspector.capture.test_redact import (
     AWS_KEY,
     GITHUB_TOKEN,
@@ -191,9 +192,18 @@ async def test_http(aiohttp_server, tmp_path: Path) -> None:  # type: ignore[no-
     _, records, _ = read_records(captures["redacted"])
     paths = [r.path for r in records if isinstance(r, Http) and r.phase == "request"]
     assert "/mcp?api_key=<redacted sha256:" in "".join(p or "" for p in paths)
+    # The mock made of the redacted capture answers the real client over HTTP.
+    port = free_port()
+    argv = mcpeek_argv("serve", "--listen", f"127.0.0.1:{port}", str(captures["redacted"]))
+    with running(argv, "serving"):
+        answers = await talk(f"http://127.0.0.1:{port}", token=False)
+    assert answers[-1]["result"]["content"][0]["text"].startswith("found <redacted sha256:")
 
 
-async def talk(base: str) -> None:
+async def talk(base: str, *, token: bool = True) -> list[dict[str, Any]]:
+    """The client's side: an OAuth token request (``token``), then the MCP
+    conversation; the JSON answers it got."""
+    answers = []
     headers = {
         "Authorization": f"Bearer {JWT}",
         "X-Goog-Api-Key": API_KEY,
@@ -206,10 +216,15 @@ async def talk(base: str) -> None:
             "code_verifier": "verifier-" + PASSWORD.replace(" ", "-"),
             "client_secret": STRIPE_KEY,
         }
-        async with session.post(f"{base}/token", data=form) as response:
-            assert (await response.json())["access_token"] == JWT
+        if token:
+            async with session.post(f"{base}/token", data=form) as response:
+                assert (await response.json())["access_token"] == JWT
         for message in CLIENT:
             async with session.post(
                 f"{base}/mcp?api_key={API_KEY}", json=message, headers=headers
             ) as response:
-                await response.read()
+                if response.content_type == "application/json":
+                    answers.append(await response.json())
+                if "mcp-session-id" in response.headers:
+                    headers["Mcp-Session-Id"] = response.headers["mcp-session-id"]
+    return answers
