@@ -19,6 +19,7 @@ docs/capture-format.md):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
@@ -34,7 +35,28 @@ class Redactor:
 
     def __init__(self, extra_headers: Iterable[str] = ()) -> None:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
-        self.detector = SecretDetector()
+        # detect-secrets takes a few hundred milliseconds to import: the detector
+        # is built beside the proxy's start-up (spawning the server, listening),
+        # and the first record waits for it only if it comes before that ends.
+        self._built = threading.Event()
+        self._detector: SecretDetector | None = None
+        self._failure: BaseException | None = None
+        threading.Thread(target=self._build, name="mcpeek-detector", daemon=True).start()
+
+    def _build(self) -> None:
+        try:
+            self._detector = SecretDetector()
+        except BaseException as exc:  # re-raised where the detector is used
+            self._failure = exc
+        finally:
+            self._built.set()
+
+    @property
+    def detector(self) -> SecretDetector:
+        self._built.wait()
+        if self._detector is None:
+            raise RuntimeError(f"the secret detector could not be built: {self._failure!r}")
+        return self._detector
 
     def info(self) -> Redaction:
         return Redaction(kinds=list(KINDS), detector=detector_name())
