@@ -40,7 +40,9 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched."""
-    lowered = raw.lower()
+    # "progressToken" is in most requests' _meta and every progress
+    # notification, and structural: it alone is no reason to decode.
+    lowered = raw.lower().replace('"progresstoken"', "")
     named = any(hint in lowered for hint in _FIELD_HINTS)
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it, not from the strings.
