@@ -32,6 +32,8 @@ _FIELD_HINTS = ("passw", "pwd", "secret", "token", "key", "credential", "auth", 
 # long string than an alternation per character).
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _AFTER_KEY = re.compile(r"\s*:")
+_MEMBER_NAME = re.compile(r'"([^"\\]{1,100})"\s*:')
+_NAMES_ONLY = 64 * 1024
 # application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
@@ -40,10 +42,7 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched."""
-    # "progressToken" is in most requests' _meta and every progress
-    # notification, and structural: it alone is no reason to decode.
-    lowered = raw.lower().replace('"progresstoken"', "")
-    named = any(hint in lowered for hint in _FIELD_HINTS)
+    named = _has_field_hint(raw)
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it, not from the strings.
     scan = bool(detector.spans(raw)) or ("\\" in raw and bool(candidates(raw)))
@@ -77,6 +76,20 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
 
     out = _STRING.sub(literal, raw)
     return None if out == raw else out
+
+
+def _has_field_hint(raw: str) -> bool:
+    """Whether ``raw`` may have a member named like a credential."""
+    if len(raw) > _NAMES_ONLY:
+        # Nine substring searches cost milliseconds per megabyte: in a big
+        # message, only the member names are searched.
+        names = _MEMBER_NAME.findall(raw)
+        named = [n.lower() for n in names if n not in STRUCTURAL_FIELDS]
+        return any(hint in name for name in named for hint in _FIELD_HINTS)
+    # "progressToken" is in most requests' _meta and every progress
+    # notification, and structural: it alone is no reason to decode.
+    lowered = raw.lower().replace('"progresstoken"', "")
+    return any(hint in lowered for hint in _FIELD_HINTS)
 
 
 def _collect(node: Any, secrets: set[str], keep: set[str], *, oauth: bool, top: bool) -> None:

@@ -188,10 +188,13 @@ def test_secrets_in_a_long_message_beside_a_base64_blob(tmp_path: Path) -> None:
     content = [
         {"type": "image", "data": blob, "mimeType": "image/png"},
         {"type": "text", "text": f"{filler} token {GITHUB_TOKEN} {filler} {JWT} end"},
+        {"type": "text", "text": "signed in", "_meta": {"login": {"password": "hunter2"}}},
     ]
     result = {"jsonrpc": "2.0", "id": 9, "result": {"content": content}}
     (_, msg), data = recorded(tmp_path, message(result))
+    assert len(msg.raw) > 64 * 1024  # the size where only member names are searched
     assert GITHUB_TOKEN.encode() not in data and JWT.encode() not in data
+    assert b"hunter2" not in data
     value = decoded(msg)
     assert value["result"]["content"][0]["data"] == blob
     assert value["result"]["content"][1]["text"] == (
