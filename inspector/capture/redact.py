@@ -90,16 +90,21 @@ class Redactor:
         assert record.headers is not None
         encoded = set(record.headers_b64 or ())
         values = header_bytes(record) if encoded else None
+        names = [name.lower() for name, _ in record.headers]
+        secret = [is_secret_header(name, self.extra_headers) for name in names]
+        # One scan of the other values together: most records have no secret
+        # there, and each value scanned alone would cost a scan each.
+        others = (v for (_, v), s in zip(record.headers, secret, strict=True) if not s)
+        scan = bool(self.detector.spans("\n".join(others)))
         headers = []
-        for i, (name, value) in enumerate(record.headers):
-            lname = name.lower()
-            if is_secret_header(lname, self.extra_headers):
+        for i, (lname, (_, value)) in enumerate(zip(names, record.headers, strict=True)):
+            if secret[i]:
                 # A Base64-stored value is hashed as the bytes it stands for.
                 headers.append((lname, marker(values[i][1] if values else value)))
                 encoded.discard(i)
-            elif i in encoded or value.startswith(MARKER_PREFIX):
-                headers.append((lname, value))
-            else:
+            elif scan and i not in encoded and not value.startswith(MARKER_PREFIX):
                 headers.append((lname, self.detector.redact(value) or value))
+            else:
+                headers.append((lname, value))
         record.headers = headers
         record.headers_b64 = sorted(encoded) or None
