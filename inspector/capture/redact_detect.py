@@ -159,7 +159,9 @@ class SecretDetector:
         windows = candidates(text)
         if not windows:
             return []
-        found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
+        found = []
+        if "PRIVATE KEY" in text:
+            found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
         selected = set(self._always)
         if self._lower:
             lowered = text.lower()
