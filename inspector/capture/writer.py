@@ -3,11 +3,12 @@
 The writer numbers records (``seq``), stamps them (``t``), redacts secrets
 (:mod:`.redact`: credential headers, query parameters, form bodies, JSON
 members, what detect-secrets recognises), and hands each batch to the kernel
-at once, in one ``os.write`` of whole lines (no fsync), as ``tcpdump -U`` does per packet: the proxies emit a
-batch right after forwarding the chunk it came from, so a proxy killed with
-SIGKILL loses at most the record in flight, and a crash leaves at most one
-incomplete last line, which readers ignore. After a failed write (a full
-disk) nothing more is written, so that a torn line stays the last one.
+at once, in one ``os.write`` of whole lines (no fsync), as ``tcpdump -U``
+does per packet: the proxies emit a batch right after forwarding the chunk it
+came from, so a proxy killed with SIGKILL loses at most the record in flight,
+and a crash leaves at most one incomplete last line, which readers ignore.
+After a failed write (a full disk) nothing more is written, so that a torn
+line stays the last one.
 
 How the file is opened (0600, no symlinks, one writer): :mod:`.files`.
 """
