@@ -33,6 +33,7 @@ from tests.inspector.capture.test_redact import (
     SLACK_TOKEN,
     STRIPE_KEY,
 )
+from tests.inspector.proxy.http_harness import listen
 
 pytestmark = pytest.mark.e2e
 
@@ -177,10 +178,11 @@ async def test_http(aiohttp_server, tmp_path: Path) -> None:  # type: ignore[no-
 
             guard = RequestGuard(0)
             async with HttpRelay(target, emit, guard) as relay:
-                proxy = await aiohttp_server(relay.app())
-                guard.port = proxy.port
-                base = f"http://127.0.0.1:{proxy.port}"
-                await talk(base)
+                runner, guard.port = await listen(relay)
+                try:
+                    await talk(f"http://127.0.0.1:{guard.port}")
+                finally:
+                    await runner.cleanup()
     secret_headers = {"Authorization": f"Bearer {JWT}", "X-Goog-Api-Key": API_KEY}
     # The upstream got everything as sent.
     assert any(f"api_key={API_KEY}" in path for path, _, _ in seen)

@@ -27,7 +27,9 @@ JSON_SECRETS = [AWS_KEY, GITHUB_TOKEN, SLACK_TOKEN, JWT, STRIPE_KEY, PRIVATE_KEY
 
 def recorded(tmp_path: Path, *records: SeqRecord, redact: bool = True) -> tuple[list, bytes]:
     path = tmp_path / "cap.jsonl"
-    with CaptureWriter(path, transport="http", target="http://u/mcp", redact=redact) as writer:
+    with CaptureWriter(
+        path, transport="http", target="http://u/mcp", redact=redact, force=True
+    ) as writer:
         for record in records:
             writer.write(record)
     header, out, problems = read_records(path)

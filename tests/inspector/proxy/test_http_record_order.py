@@ -12,6 +12,7 @@ from aiohttp import web
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Http, SeqRecord
+from tests.inspector.proxy.http_harness import listen
 
 
 async def test_the_request_is_recorded_after_it_was_sent_upstream(aiohttp_server) -> None:  # type: ignore[no-untyped-def]
@@ -33,17 +34,19 @@ async def test_the_request_is_recorded_after_it_was_sent_upstream(aiohttp_server
         assert relay._session is not None
         original = relay._session.request
 
-        def request(method: str, url: str, **kwargs: Any) -> Any:
-            sent.append(url)
+        def request(method: str, url: Any, **kwargs: Any) -> Any:
+            sent.append(str(url))  # a yarl URL, built from the raw target
             return original(method, url, **kwargs)
 
         relay._session.request = request  # type: ignore[method-assign]
-        proxy = await aiohttp_server(relay.app())
-        guard.port = proxy.port
-        async with aiohttp.ClientSession() as client:
-            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-            url = f"http://127.0.0.1:{proxy.port}/mcp"
-            headers = {"Content-Type": "application/json"}
-            async with client.post(url, data=body, headers=headers) as response:
-                assert response.status == 200
+        runner, guard.port = await listen(relay)
+        try:
+            async with aiohttp.ClientSession() as client:
+                body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+                url = f"http://127.0.0.1:{guard.port}/mcp"
+                headers = {"Content-Type": "application/json"}
+                async with client.post(url, data=body, headers=headers) as response:
+                    assert response.status == 200
+        finally:
+            await runner.cleanup()
     assert seen_when_recorded == [[str(server.make_url("/mcp"))]]
