@@ -29,10 +29,11 @@ import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Msg, Record
-from mcpeek.rules.base import Finding, Rule, catalog
+from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
 from mcpeek.rules.gate import Gate, plain_answer
+from mcpeek.rules.held import ServerEraHold
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -104,6 +105,8 @@ class RuleEngine(AnalysisListener):
         self._gate = Gate()
         self._use_gate = gate  # off: every rule on every message (to compare with)
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
+        self._held = ServerEraHold()
+        self._record: Record | None = None  # the record of the on_record hook being run
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -113,6 +116,7 @@ class RuleEngine(AnalysisListener):
         dispatch = self._dispatch.get(key)
         if dispatch is None:
             dispatch = self._dispatch[key] = self._message_rules_for(*key)
+        self._held.release(conversation, self.report)
         rules = dispatch.every
         if not rules:
             return
@@ -191,11 +195,13 @@ class RuleEngine(AnalysisListener):
         # known) goes to every rule: only the rule can tell what applies to it.
         era = self._forced_era or (conversation.era if conversation is not None else None)
         seq = getattr(record, "seq", 0)
+        self._record = record
         for rule in wanting:
             if conversation is None or _applies(rule, era):
                 self._run(
                     rule, rule.on_record, (record, conversation), conversation, [], fallback=seq
                 )
+        self._record = None
 
     def on_conversation_end(self, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
@@ -204,6 +210,7 @@ class RuleEngine(AnalysisListener):
             rules = self._end_dispatch[era] = [r for r in self._end_rules if _applies(r, era)]
         for rule in rules:
             self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
+        self._held.drop(conversation)  # the server never showed it is modern
 
     # -- running one hook -------------------------------------------------------------
     def _run(
@@ -242,11 +249,13 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id = "", None, None
+        excerpt, method, msg_id, direction = "", None, None, None
         if finding.msgs:
             offending = finding.msgs[-1]
+            direction = self._record_direction(offending)
             for entry in entries:
                 if entry.seq == offending:
+                    direction = entry.dir
                     excerpt = _excerpt(entry)
                     method = entry.method
                     current = self._current_flow
@@ -254,20 +263,41 @@ class RuleEngine(AnalysisListener):
                         method = current.method  # a response: its request's method
                     msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
                     break
-        self.report(
-            Reported(
-                rule=rule.id,
-                severity=finding.severity or rule.severity,
-                msgs=finding.msgs,
-                message=finding.message,
-                spec=rule.spec,
-                era=conversation.era if conversation is not None else None,
-                method=method,
-                msg_id=msg_id,
-                excerpt=excerpt,
-                conversation=conversation.key if conversation is not None else "",
-            )
+        reported = Reported(
+            rule=rule.id,
+            severity=finding.severity or rule.severity,
+            msgs=finding.msgs,
+            message=finding.message,
+            spec=rule.spec,
+            era=conversation.era if conversation is not None else None,
+            method=method,
+            msg_id=msg_id,
+            excerpt=excerpt,
+            conversation=conversation.key if conversation is not None else "",
         )
+        if (
+            direction == "s2c"
+            and self._forced_era is None
+            and conversation is not None
+            and listed_era(type(rule)) == "modern"
+            and self._held.waits(conversation)
+        ):
+            self._held.hold(conversation, reported)
+            return
+        if conversation is not None:
+            self._held.release(conversation, self.report)
+        self.report(reported)
+
+    def _record_direction(self, seq: int) -> str | None:
+        """Which way the record of the running ``on_record`` hook went, if it is ``seq``."""
+        record = self._record
+        if record is None or getattr(record, "seq", None) != seq:
+            return None
+        if isinstance(record, Msg):
+            return record.dir
+        if isinstance(record, Http):
+            return {"request": "c2s", "response": "s2c"}.get(record.phase)
+        return None
 
 
 def flag_line(v: Reported) -> str:

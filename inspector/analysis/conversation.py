@@ -156,6 +156,8 @@ class Conversation:
     def _notification(self, entry: Entry, params: ParamsPeek) -> Flow:
         method = entry.method
         flow: Flow | None = None
+        if entry.dir == "s2c":
+            self.declared.on_server_notification(entry.seq, method, params)
         if method == "notifications/progress":
             token = (OTHER_SIDE.get(entry.dir, ""), id_key(params.progress_token))
             flow = self.progress.get(token) or self.recent_progress.get(token)
@@ -224,6 +226,8 @@ class Conversation:
 
     def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         key = self._key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
+        if (entry.id is None or entry.id is UNSET) and self.transport == "http":
+            key = self._exchange_request(entry) or key
         found = self.in_flight.pop(key, None)
         if found is None:
             earlier = self.recent.get(key)
@@ -247,6 +251,19 @@ class Conversation:
             self.recent.popitem(last=False)
         self._settle(flow, attempt, entry, parts)
         return flow
+
+    def _exchange_request(self, entry: Entry) -> tuple[Any, ...] | None:
+        """On HTTP, the request an id-less (or null-id) answer in a POST's own response
+        answers: the exchange ties them, when it carried exactly one request still in
+        flight (a legacy server rejecting a probe answers ``-32000`` with a null id)."""
+        if entry.dir != "s2c":
+            return None
+        found = [
+            key
+            for key, (_, attempt) in self.in_flight.items()
+            if key[0] == "c2s" and attempt.request.ch == entry.ch
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _settle(self, flow: Flow, attempt: Attempt, entry: Entry, parts: PeekEnvelope) -> None:
         method = flow.method

@@ -7,6 +7,14 @@ makes it **modern**; an ``initialize`` makes it **legacy**, with the version
 the server answered. A dual-era client's rejected ``server/discover`` probe
 followed by ``initialize`` ends up legacy; every change is kept in
 ``changes`` so rules can tell what held when.
+
+The era a *client* speaks is not the server's: a modern client may talk to a
+legacy server, which answers under its own rules. ``server_modern`` is the
+seq of the first server answer that shows the server itself is modern (a
+``server/discover`` or ``subscriptions/listen`` result, a result with
+``resultType``, cache hints or ``_meta`` serverInfo, a modern error code, a
+subscription acknowledged or tagged);
+the modern-only rules judge the server only once it is set.
 """
 
 from __future__ import annotations
@@ -18,6 +26,9 @@ from mcpeek.inspector.analysis.peek import UNSET, ErrorPeek, ParamsPeek, ResultP
 MODERN_VERSION = "2026-07-28"
 #: Modern error codes that identify a modern server when it rejects a probe.
 MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+#: Methods that only a modern server answers with a result.
+MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 
 
 def is_modern_version(version: Any) -> bool:
@@ -37,6 +48,7 @@ class Declared:
         "requested_version",
         "server_capabilities",
         "server_info",
+        "server_modern",
         "supported_versions",
         "tools",
     )
@@ -53,6 +65,7 @@ class Declared:
         self.instructions: str | None = None
         self.tools: dict[str, Any] = {}
         self.changes: list[tuple[int, str, str | None]] = []  # (seq, era, version)
+        self.server_modern: int | None = None  # seq of the server's first modern sign
 
     def set_era(self, seq: int, era: str, version: str | None) -> None:
         if era != self.era or version != self.protocol_version:
@@ -96,6 +109,14 @@ class Declared:
         return self.era
 
     def on_result(self, seq: int, method: str | None, result: ResultPeek) -> None:
+        if self.server_modern is None and (
+            method in MODERN_ONLY_METHODS
+            or result.result_type is not UNSET
+            or result.ttl_ms is not UNSET
+            or result.cache_scope is not UNSET
+            or (result.meta is not None and result.meta.server_info is not UNSET)
+        ):
+            self.server_modern = seq
         if method == "initialize":
             version = _str_or_none(result.protocol_version)
             self.set_era(seq, "legacy", version or self.requested_version)
@@ -118,12 +139,20 @@ class Declared:
         if result.meta is not None and result.meta.server_info is not UNSET:
             self.server_info = result.meta.server_info
 
-    def on_error(self, seq: int, method: str | None, error: ErrorPeek) -> None:
-        if (
-            method == "server/discover"
-            and error.code in MODERN_ERROR_CODES
-            and self.era != "legacy"
+    def on_server_notification(self, seq: int, method: str | None, params: ParamsPeek) -> None:
+        """Subscriptions exist only in the modern revision: a server that acknowledges
+        one, or tags a notification with its id, is modern."""
+        if self.server_modern is None and (
+            method == ACKNOWLEDGED
+            or (params.meta is not None and params.meta.subscription_id is not UNSET)
         ):
+            self.server_modern = seq
+
+    def on_error(self, seq: int, method: str | None, error: ErrorPeek) -> None:
+        modern_code = type(error.code) is int and error.code in MODERN_ERROR_CODES
+        if self.server_modern is None and modern_code:
+            self.server_modern = seq
+        if method == "server/discover" and modern_code and self.era != "legacy":
             self.set_era(seq, "modern", self.protocol_version or MODERN_VERSION)
 
     def _server_side(self, capabilities: Any, info: Any, instructions: Any) -> None:

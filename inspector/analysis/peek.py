@@ -55,6 +55,9 @@ class ResultPeek(msgspec.Struct, gc=False):
     result_type: Any = msgspec.field(default=UNSET, name="resultType")
     input_requests: Any = msgspec.field(default=UNSET, name="inputRequests")
     request_state: Any = msgspec.field(default=UNSET, name="requestState")
+    # cache hints: only a modern server sends them
+    ttl_ms: Any = msgspec.field(default=UNSET, name="ttlMs")
+    cache_scope: Any = msgspec.field(default=UNSET, name="cacheScope")
     # initialize / server/discover
     protocol_version: Any = msgspec.field(default=UNSET, name="protocolVersion")
     supported_versions: Any = msgspec.field(default=UNSET, name="supportedVersions")

@@ -1,11 +1,9 @@
-"""What a modern server's answers show, for the results, mrtr and meta rules.
+"""Helpers for the rules on a modern server's answers (results, mrtr, meta).
 
 A modern client talking to a legacy server is a documented outcome, not a
 server bug: such a server may answer the client's modern request under its own
-rules, without ``resultType``. So the checks on what a *modern server* must put
-in every result wait until the server has shown that it is modern
-(:class:`ServerSigns`); what they found before that is held, a bounded few,
-and reported then.
+rules, without ``resultType``. The engine holds every modern-only finding on a
+server's message until the server has shown it is modern (:mod:`mcpeek.rules.held`).
 """
 
 from __future__ import annotations
@@ -15,11 +13,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._bounded import HeldFindings
 
 MCP = "io.modelcontextprotocol/"
 SERVER_INFO = MCP + "serverInfo"
@@ -76,50 +72,10 @@ def shorten(value: Any, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def shows_modern(ctx: MessageContext) -> bool:
-    """Does this server response show that the server speaks the modern revision?"""
-    if ctx.conversation.declared.supported_versions is not None:
-        return True  # it answered server/discover
-    if ctx.kind == "error":
-        error = ctx.error
-        code = error.get("code") if isinstance(error, dict) else None
-        return type(code) is int and code in MODERN_ERROR_CODES
-    if ctx.flow.method in MODERN_ONLY_METHODS:
-        return True
-    result = ctx.result
-    if not isinstance(result, dict):
-        return False
-    if "resultType" in result or "cacheScope" in result or "ttlMs" in result:
-        return True
-    meta = result.get("_meta")
-    return isinstance(meta, dict) and SERVER_INFO in meta
-
-
-class ServerSigns:
-    """Per conversation: has the server shown that it is modern? Holds findings until it has."""
-
-    def __init__(self) -> None:
-        self.held = HeldFindings(PENDING_LIMIT, keep_latest=True)
-
-    def report(self, ctx: MessageContext, finding: Finding | None) -> list[Finding]:
-        """Observe a server response; what to report now (held findings released first)."""
-        key = ctx.conversation.key
-        if not self.held.proven(key) and shows_modern(ctx):
-            released = self.held.prove(key)
-            return [*released, finding] if finding is not None else released
-        if finding is None:
-            return []
-        if self.held.proven(key):
-            return [finding]
-        self.held.hold(key, finding)
-        return []
-
-    def forget(self, key: str) -> None:
-        self.held.forget(key)
-
-
 class ModernServerRule(Rule):
-    """Base: a check on a modern server's results, held until the server shows it is modern."""
+    """Base: a check on a modern server's results. Until the server shows it is modern
+    the engine holds what it finds (:mod:`mcpeek.rules.held`), as for every modern-only
+    finding on a server's message."""
 
     era = "modern"
     kinds = RESPONSES
@@ -127,27 +83,16 @@ class ModernServerRule(Rule):
     #: The check finds nothing on a result the conformance gate accepted.
     silent_when_conformant: ClassVar[bool] = False
 
-    def __init__(self) -> None:
-        self.signs = ServerSigns()
-
     def on_message(self, ctx: MessageContext) -> Findings:
-        if (
-            ctx.conformant
-            and self.silent_when_conformant
-            and self.signs.held.proven(ctx.conversation.key)
-        ):
-            return None  # nothing to find, nothing held to release
+        if ctx.kind != "result" or (ctx.conformant and self.silent_when_conformant):
+            return None
         if not server_response(ctx):
             return None
-        finding = self.check(ctx) if ctx.kind == "result" else None
-        return self.signs.report(ctx, finding)
+        finding = self.check(ctx)
+        return [finding] if finding is not None else None
 
     def check(self, ctx: MessageContext) -> Finding | None:
         raise NotImplementedError
-
-    def on_conversation_end(self, conversation: Conversation) -> Findings:
-        self.signs.forget(conversation.key)
-        return None
 
 
 def server_response(ctx: MessageContext) -> bool:

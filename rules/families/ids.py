@@ -11,10 +11,11 @@ from typing import Any
 
 from mcpeek.inspector.analysis import Attempt, Conversation, Flow
 from mcpeek.inspector.analysis.analyzer import ORIGIN
-from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.inspector.analysis.peek import UNSET, id_key
+from mcpeek.inspector.records import Http, Record
 from mcpeek.rules.base import Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._bounded import UsedIds
+from mcpeek.rules.families._bounded import MAX_KEYS, Lru, UsedIds
 from mcpeek.rules.families.envelope import BASIC, OTHER_SIDE, SIDE, is_valid_id, show
 
 # -- ids --------------------------------------------------------------------------------
@@ -24,6 +25,11 @@ CREDIT_LIMIT = 1024
 
 class IdNull(Rule):
     """A null id: never on a request or a result; on an error only for an unreadable request.
+
+    An error with a null or absent id that its HTTP exchange ties to a request whose
+    id was readable is reported (2025-11-25 basic/index: "Responses MUST include the
+    same ID as the request they correspond to"); one in the body of a GET's or
+    DELETE's answer (a 405) answers no JSON-RPC request, so it owes no id.
 
     JSON-RPC answers a message whose id could not be read with an error whose
     id is null, and MCP keeps that exception ("except in error cases where
@@ -40,10 +46,12 @@ class IdNull(Rule):
     summary = "`id` is null on a request or on a response whose request id was readable"
     spec = f"{BASIC}#requests"
     kinds = frozenset({"request", "result", "error", "invalid"})
+    record_types = frozenset({Http})
 
     def __init__(self) -> None:
         self._credits: dict[tuple[str, str], int] = {}
         self._batch_seq = -1
+        self._no_request: Lru[str, None] = Lru(MAX_KEYS)  # GET/DELETE exchanges
 
     def _grant(self, ctx: MessageContext) -> None:
         key = (ctx.conversation.key, ctx.entry.dir)
@@ -71,10 +79,26 @@ class IdNull(Rule):
             if entry.id is None:
                 return [ctx.finding("request has a null id (MCP ids MUST NOT be null)")]
             return None
-        if entry.id is not None:
+        absent = entry.id is UNSET
+        if entry.id is not None and not absent:
             return None
         if kind == "result":
+            if absent:
+                return None  # no id at all: jsonrpc.shape's (it is no response)
             return [ctx.finding("result has a null id (MCP ids MUST NOT be null)")]
+        request = ctx.request
+        what = "no id" if absent else "a null id"
+        if request is not None and is_valid_id(request.id):
+            # Paired by its HTTP exchange: the request's id was readable, so it is owed.
+            return [
+                ctx.finding(
+                    f"error has {what}, but it answers {ctx.method or '?'} whose id "
+                    f"{show(request.id)} was readable (the id MUST be echoed)",
+                    also=[request.seq],
+                )
+            ]
+        if absent or entry.ch in self._no_request:
+            return None  # an error the server sent on its own: no request, no id to echo
         other = "c2s" if entry.dir == "s2c" else "s2c"
         key = (ctx.conversation.key, other)
         credits = self._credits.get(key, 0)
@@ -87,6 +111,12 @@ class IdNull(Rule):
                 "had an unreadable id"
             )
         ]
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
+        """Remember the HTTP exchanges that carry no JSON-RPC request (GET, DELETE)."""
+        if isinstance(record, Http) and record.phase == "request" and record.method != "POST":
+            self._no_request.put(record.x, None)
+        return None
 
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         for side in ("c2s", "s2c"):

@@ -4,7 +4,7 @@ In 2026-07-28 a result's ``resultType`` is ``complete``, ``input_required``
 (an ``InputRequiredResult`` asking the client for input before it retries:
 :mod:`mcpeek.rules.families.mrtr`), or a value an advertised extension adds. A legacy server
 answering a modern client is judged only once the server has shown it is
-modern (:class:`mcpeek.rules.families._server.ServerSigns`).
+modern (:mod:`mcpeek.rules.held`).
 """
 
 from __future__ import annotations

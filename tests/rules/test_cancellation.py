@@ -36,6 +36,8 @@ def test_cancel_after_the_inspector_timeout_is_still_in_flight() -> None:
 def test_server_cancels_something_other_than_a_listen_stream() -> None:
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "x"}, id=1)
+    b.request("tools/list", id=2)
+    b.result(2, {"tools": []})  # a result with resultType: the server is modern
     bad = b.notify("notifications/cancelled", {"requestId": 1})
     (v,) = fired(b.records, "cancel.server-sent")
     assert v.msgs == [bad.seq] and "not a subscriptions/listen request" in v.message

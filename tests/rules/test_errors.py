@@ -45,6 +45,9 @@ def test_error_message() -> None:
 
 def modern_error(code: int, method: str = "tools/call") -> RecordBuilder:
     b = RecordBuilder(modern=True)
+    # The server shows it is modern first: the modern-only rules judge only such a server.
+    b.request("server/discover", id=0)
+    b.result(0, {"supportedVersions": ["2026-07-28"], "capabilities": {}})
     b.request(method, {"name": "t"}, id=1)
     b.error(1, code, "x")
     return b
