@@ -89,6 +89,10 @@ class Analyzer:
 
     # -- input ------------------------------------------------------------------
     def feed(self, record: Record) -> None:
+        if isinstance(record, SeqRecord) and record.t - self._now >= EXPIRY_CHECK:
+            # Time passes before the record is correlated: an answer that comes after
+            # the timeout finds its request already declared unanswered (then late).
+            self._advance(record.t)
         if type(record) is Msg:  # the hot path first
             conversation = (
                 self._stdio or self._conversation("stdio")
@@ -108,10 +112,6 @@ class Analyzer:
                 listener.on_record(record, None)
             if isinstance(record, Http):
                 self._http(record)
-        else:
-            return
-        if record.t - self._now >= EXPIRY_CHECK:
-            self._advance(record.t)
 
     def _http_conversation(self, record: Msg) -> Conversation | None:
         """The conversation of a message off stdio; ``None`` when it waits (in its
