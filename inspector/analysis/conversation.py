@@ -7,6 +7,13 @@ It pairs each request with its response by *sender and id* (``1`` and
 or, on stdio, the one request that asked for them), and links the attempts
 of a multi round-trip request into one flow.
 
+A Streamable HTTP origin that issues no session id may serve several clients
+at once, and nothing on the wire says which client sent what. There a request
+is keyed by its exchange as well, a progress token belongs to its exchange's
+request, and a notification that several requests could own (a cancellation
+POSTed on its own, progress on a shared stream) is tied to one only when
+exactly one fits; otherwise it is ``ambiguous`` and the rules stay silent.
+
 Memory stays bounded by what is in flight: answered and cancelled requests
 are remembered in a bounded window (to pair duplicates and late answers),
 and a flow that has ended is handed out (``ended``) and forgotten.
@@ -20,11 +27,15 @@ from typing import Any
 
 from mcpeek.inspector.analysis.era import Declared
 from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.analysis.origin import exchange_request, shared_progress, shared_target
 from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
 
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 RECENT_LIMIT = 4096
 OTHER_SIDE = {"c2s": "s2c", "s2c": "c2s"}
+#: The status of a notification that one of several requests of a sessionless origin
+#: may own: an observer cannot tell which, so the rules say nothing about it.
+AMBIGUOUS = "ambiguous"
 
 NewFlow = Callable[[str, str, str | None], Flow]
 Ended = Callable[[Flow], None]
@@ -100,7 +111,7 @@ class Conversation:
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
                 attempt.progress_token = (sender, id_key(meta.progress_token))
-                self.progress[attempt.progress_token] = flow
+                self.progress[self._progress_key(attempt.progress_token, entry.ch)] = flow
         key = self._key(sender, entry.id, entry.ch)
         earlier = self.in_flight.pop(key, None)
         if earlier is not None:
@@ -160,9 +171,15 @@ class Conversation:
             self.declared.on_server_notification(entry.seq, method, params)
         if method == "notifications/progress":
             token = (OTHER_SIDE.get(entry.dir, ""), id_key(params.progress_token))
-            flow = self.progress.get(token) or self.recent_progress.get(token)
+            if self.shared_origin:
+                flow, known = shared_progress(self.progress, self.recent_progress, token, entry.ch)
+            else:
+                flow = self.progress.get(token) or self.recent_progress.get(token)
+                known = flow is not None
             if flow is not None:
                 flow.progress_count += 1
+            elif known:
+                return self._alone(entry, AMBIGUOUS)
             elif params.progress_token is not UNSET:
                 return self._alone(entry, "orphan")
         elif method == "notifications/cancelled":
@@ -181,6 +198,11 @@ class Conversation:
         entry.flow = flow.number
         return flow
 
+    def _progress_key(self, token: tuple[Any, ...], channel: str) -> tuple[Any, ...]:
+        """Several clients of a sessionless origin may pick the same token: there a
+        token is one exchange's (its progress comes on that exchange's stream)."""
+        return (*token, channel) if self.shared_origin else token
+
     def _log_owner(self) -> Flow | None:
         """On stdio: the one in-flight client request that can own a log message."""
         owner = None
@@ -194,6 +216,11 @@ class Conversation:
     def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
         target_key = id_key(params.request_id)
         target = (entry.dir, target_key)
+        if self.shared_origin and entry.dir == "c2s":
+            shared = shared_target(self.in_flight, self.recent, target)
+            if shared is None:
+                return self._alone(entry, AMBIGUOUS)
+            target = shared
         found = self.in_flight.get(target)
         earlier = None if found is not None else self.recent.get(target)
         if found is None and earlier is None:
@@ -227,7 +254,7 @@ class Conversation:
     def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         key = self._key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
         if (entry.id is None or entry.id is UNSET) and self.transport == "http":
-            key = self._exchange_request(entry) or key
+            key = exchange_request(self.in_flight, entry) or key
         found = self.in_flight.pop(key, None)
         if found is None:
             earlier = self.recent.get(key)
@@ -251,19 +278,6 @@ class Conversation:
             self.recent.popitem(last=False)
         self._settle(flow, attempt, entry, parts)
         return flow
-
-    def _exchange_request(self, entry: Entry) -> tuple[Any, ...] | None:
-        """On HTTP, the request an id-less (or null-id) answer in a POST's own response
-        answers: the exchange ties them, when it carried exactly one request still in
-        flight (a legacy server rejecting a probe answers ``-32000`` with a null id)."""
-        if entry.dir != "s2c":
-            return None
-        found = [
-            key
-            for key, (_, attempt) in self.in_flight.items()
-            if key[0] == "c2s" and attempt.request.ch == entry.ch
-        ]
-        return found[0] if len(found) == 1 else None
 
     def _settle(self, flow: Flow, attempt: Attempt, entry: Entry, parts: PeekEnvelope) -> None:
         method = flow.method
@@ -300,7 +314,10 @@ class Conversation:
         """Hand an ended flow out; keep only a bounded memory of its tokens."""
         for attempt in flow.attempts:
             token = attempt.progress_token
-            if token is not UNSET and self.progress.get(token) is flow:
+            if token is UNSET:
+                continue
+            token = self._progress_key(token, attempt.request.ch)
+            if self.progress.get(token) is flow:
                 del self.progress[token]
                 self.recent_progress[token] = flow
                 if len(self.recent_progress) > RECENT_LIMIT:

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.conversation import AMBIGUOUS
 from mcpeek.inspector.analysis.peek import id_key
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
@@ -59,6 +60,8 @@ class CancelUnknownRequest(_CancelRule):
             return None
         flow = ctx.flow
         sender = side(ctx.entry.dir)
+        if flow.status == AMBIGUOUS:
+            return None  # several requests of a sessionless origin have that id
         if flow.orphan is ctx.entry:
             if ctx.entry.dir == "s2c" and self._listens.get(ctx.conversation, target):
                 return None  # tearing down a listen stream that just ended: fine
@@ -131,7 +134,7 @@ class CancelResponseAfterCancel(Rule):
     def on_message(self, ctx: MessageContext) -> Findings:
         key = ctx.conversation.key
         if ctx.kind == "notification":
-            if ctx.entry.method == CANCELLED:
+            if ctx.entry.method == CANCELLED and ctx.flow.status != AMBIGUOUS:
                 target = cancel_target(ctx)
                 if target is not msgspec.UNSET:
                     memory = self._cancels.setdefault(key, OrderedDict())

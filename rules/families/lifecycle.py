@@ -285,6 +285,10 @@ class LifecycleVersionMismatch(Rule):
         header = self._headers.get(ctx.entry.ch)
         if state is None or state.negotiated is None or header is None:
             return None
+        if ctx.conversation.shared_origin:
+            # No session id: several clients may share the origin, and nothing ties
+            # this request to the initialize seen (another client may have sent it).
+            return None
         if header in (state.negotiated, state.requested):
             return None
         return [

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.testing import lint_records
-from tests.rules.test_http import JSON_CT, Wire
+from tests.rules.test_http import CACHE, JSON_CT, MODERN, NO_BUFFER, SSE_CT, Wire
 
 
 # -- id.null on an error nobody asked for ----------------------------------------------------
@@ -30,3 +32,70 @@ def test_a_request_answered_after_the_timeout_is_reported() -> None:
     b.result(2, {"content": []})
     (v,) = [v for v in lint_records(b.records, timeout=60) if v.rule == "request.unanswered"]
     assert v.msgs == [request.seq] and "within the timeout" in v.message
+
+
+# -- a Streamable HTTP origin that issues no session id --------------------------------------
+def _exchange(
+    w: Wire, method: str, params: dict[str, Any] | None, id: int, token: str | None = None
+) -> str:
+    """A POST whose request stays in flight (its exchange open, no answer yet)."""
+    w.n += 1
+    x = f"x{w.n}"
+    w.b.http(x, "request", method="POST", path="/mcp", headers=w.headers_for(method, params))
+    w.b.request(method, params, id=id, ch=x, meta={"progressToken": token} if token else None)
+    w.b.http(x, "response", status=200, headers=[SSE_CT, NO_BUFFER])
+    return x
+
+
+def _progress(w: Wire, x: str, token: str, value: int) -> None:
+    params = {"progressToken": token, "progress": value}
+    w.b.notify("notifications/progress", params, ch=x)
+
+
+def test_a_cancellation_posted_alone_names_a_request_of_another_exchange() -> None:
+    w = Wire()
+    x = _exchange(w, "tools/call", {"name": "slow"}, 7)
+    w.post("notifications/cancelled", {"requestId": 7}, notify=True, status=202)
+    w.b.http(x, "end", reason="complete")
+    rules = [v.rule for v in lint_records(w.records)]
+    assert "cancel.unknown-request" not in rules and "request.unanswered" not in rules
+
+
+def test_a_cancellation_that_two_clients_requests_could_mean_is_not_guessed() -> None:
+    w = Wire()
+    first = _exchange(w, "tools/call", {"name": "a"}, 7)
+    second = _exchange(w, "tools/call", {"name": "b"}, 7)
+    w.post("notifications/cancelled", {"requestId": 7}, notify=True, status=202)
+    w.b.result(7, {"content": []}, ch=first)
+    w.b.result(7, {"content": []}, ch=second)
+    for x in (first, second):
+        w.b.http(x, "end", reason="complete")
+    rules = [v.rule for v in lint_records(w.records)]
+    assert "cancel.unknown-request" not in rules and "cancel.response-after-cancel" not in rules
+
+
+def test_two_legacy_clients_then_a_modern_client_on_one_origin() -> None:
+    w = Wire(modern=False)
+    for _ in range(2):
+        w.initialize(session=None)
+        w.post("tools/list", id=1, result={"tools": []})
+    w.modern = w.b.modern = True
+    w.version = MODERN
+    discovered = {"supportedVersions": [MODERN], "capabilities": {"tools": {}}, **CACHE}
+    w.post("server/discover", id=1, result=discovered)
+    w.post("tools/list", id=2, result={"tools": [], **CACHE})
+    assert [v.rule for v in lint_records(w.records) if v.rule.startswith("lifecycle.")] == []
+
+
+def test_two_clients_with_the_same_progress_token() -> None:
+    w = Wire()
+    first = _exchange(w, "tools/call", {"name": "a"}, 1, token="p")
+    second = _exchange(w, "tools/call", {"name": "b"}, 1, token="p")
+    for value in (1, 2):
+        _progress(w, first, "p", value)
+        _progress(w, second, "p", value)
+    for x in (first, second):
+        w.b.result(1, {"content": []}, ch=x)
+        w.b.http(x, "end", reason="complete")
+    rules = [v.rule for v in lint_records(w.records)]
+    assert "progress.not-increasing" not in rules and "progress.unknown-token" not in rules
