@@ -58,6 +58,10 @@ class Rule:
     #: engine's gating comes too late or too early for it (e.g. it judges the very
     #: ``initialize`` that switches the era, or HTTP records before their session).
     catalog_era: ClassVar[Era | None] = None
+    #: The first protocol version that defines what the rule enforces (e.g. a field
+    #: added in 2025-06-18): a conversation of an older version is not judged by it,
+    #: since a MUST does not apply to versions that predate it. ``None``: every version.
+    since: ClassVar[str | None] = None
     #: The transport a rule's messages can only come from (``stdio``/``http``), so
     #: that, say, the HTTP header rules cost nothing on a stdio capture (an ``http``
     #: rule's ``on_record`` is not called for the messages of a stdio channel either).

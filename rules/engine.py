@@ -96,8 +96,10 @@ class RuleEngine(AnalysisListener):
         # Dispatch tables, filled on first use: the rules that want a message of that
         # (kind, method, era, transport, direction), a flow's or conversation's end in
         # that era, a record of that type (and channel).
-        self._dispatch: dict[tuple[str, str | None, str | None, str, str], _Dispatch] = {}
-        self._flow_dispatch: dict[str | None, list[Rule]] = {}
+        self._dispatch: dict[
+            tuple[str, str | None, str | None, str, str, str | None], _Dispatch
+        ] = {}
+        self._flow_dispatch: dict[tuple[str | None, str | None], list[Rule]] = {}
         self._end_dispatch: dict[str | None, list[Rule]] = {}
         self._record_dispatch: dict[tuple[type, bool], list[Rule]] = {}
         self._current_flow: Flow | None = None  # the flow of the hook being run
@@ -112,7 +114,8 @@ class RuleEngine(AnalysisListener):
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         method = entry.method if entry.method is not None else flow.method
-        key = (entry.kind, method, era, conversation.transport, entry.dir)
+        version = self.spec or conversation.protocol_version
+        key = (entry.kind, method, era, conversation.transport, entry.dir, version)
         dispatch = self._dispatch.get(key)
         if dispatch is None:
             dispatch = self._dispatch[key] = self._message_rules_for(*key)
@@ -121,7 +124,6 @@ class RuleEngine(AnalysisListener):
         if not rules:
             return
         self._current_flow = flow
-        version = self.spec or conversation.protocol_version
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
         if (
             dispatch.ungated is not None
@@ -147,12 +149,18 @@ class RuleEngine(AnalysisListener):
             self._requests.note(ctx)
 
     def _message_rules_for(
-        self, kind: str, method: str | None, era: str | None, transport: str, direction: str
+        self,
+        kind: str,
+        method: str | None,
+        era: str | None,
+        transport: str,
+        direction: str,
+        version: str | None,
     ) -> _Dispatch:
         every = [
             r
             for r in self._message_rules
-            if _applies(r, era)
+            if _applies(r, era, version)
             and (r.transport is None or r.transport == transport)
             and (r.kinds is None or kind in r.kinds)
             and (r.methods is None or method in r.methods)
@@ -164,9 +172,12 @@ class RuleEngine(AnalysisListener):
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
-        rules = self._flow_dispatch.get(era)
+        version = self.spec or conversation.protocol_version
+        rules = self._flow_dispatch.get((era, version))
         if rules is None:
-            rules = self._flow_dispatch[era] = [r for r in self._flow_rules if _applies(r, era)]
+            rules = self._flow_dispatch[(era, version)] = [
+                r for r in self._flow_rules if _applies(r, era, version)
+            ]
         if not rules:
             return
         self._current_flow = flow
@@ -206,7 +217,7 @@ class RuleEngine(AnalysisListener):
     def on_conversation_end(self, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         rules = self._end_dispatch.get(era)
-        if rules is None:
+        if rules is None:  # (ends run in every version: they drop the rules' state)
             rules = self._end_dispatch[era] = [r for r in self._end_rules if _applies(r, era)]
         for rule in rules:
             self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
@@ -315,7 +326,9 @@ def _overrides(rule: Rule, hook: str) -> bool:
     return getattr(type(rule), hook) is not getattr(Rule, hook)
 
 
-def _applies(rule: Rule, era: str | None) -> bool:
+def _applies(rule: Rule, era: str | None, version: str | None = None) -> bool:
+    if rule.since is not None and version is not None and version < rule.since:
+        return False  # the version predates what the rule enforces
     return rule.era is None or rule.era == era
 
 

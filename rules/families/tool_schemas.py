@@ -86,6 +86,7 @@ class ToolsOutputSchema(_SchemaRule):
     severity = "error"
     summary = "structuredContent that does not validate against the tool's outputSchema"
     spec = f"{TOOLS}#output-schema"
+    since = "2025-06-18"  # outputSchema and structuredContent first appear there
     kinds = frozenset({"result"})
     methods = frozenset({"tools/list", "tools/call"})
     directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}

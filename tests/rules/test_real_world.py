@@ -6,6 +6,7 @@ from typing import Any
 
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.testing import lint_records
+from tests.rules.test_envelope import initialize
 from tests.rules.test_http import CACHE, JSON_CT, MODERN, NO_BUFFER, SSE_CT, Wire
 
 
@@ -99,3 +100,26 @@ def test_two_clients_with_the_same_progress_token() -> None:
         w.b.http(x, "end", reason="complete")
     rules = [v.rule for v in lint_records(w.records)]
     assert "progress.not-increasing" not in rules and "progress.unknown-token" not in rules
+
+
+# -- version gating by field history ---------------------------------------------------------
+def _output_schema_session(version: str) -> RecordBuilder:
+    b = RecordBuilder()
+    initialize(b, version)
+    schema = {"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]}
+    tool = {"name": "temp", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    b.request("tools/list", id=1)
+    b.result(1, {"tools": [tool]})
+    b.request("tools/call", {"name": "temp", "arguments": {}}, id=2)
+    b.result(2, {"content": [{"type": "text", "text": "20"}]})  # no structuredContent
+    return b
+
+
+def test_output_schema_is_not_judged_before_the_version_that_defines_it() -> None:
+    # 2025-03-26 defines no outputSchema: a tool carrying one binds nothing.
+    old = _output_schema_session("2025-03-26")
+    assert [v.rule for v in lint_records(old.records) if v.rule == "tools.output-schema"] == []
+    new = _output_schema_session("2025-06-18")
+    assert [v.rule for v in lint_records(new.records) if v.rule == "tools.output-schema"] == [
+        "tools.output-schema"
+    ]
