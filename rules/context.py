@@ -93,10 +93,13 @@ def _wire(ctx: MessageContext) -> bytes:
 
 
 def _message(ctx: MessageContext) -> Message:
-    whole = ctx._decoder.decode(ctx.wire)
+    return member_of(ctx._decoder.decode(ctx.wire), ctx.entry)
+
+
+def member_of(whole: Message, entry: Entry) -> Message:
+    """The message of ``entry``: the whole one, or its member when it is a batch."""
     if whole.kind != "batch":
         return whole
-    entry = ctx.entry
     for item in whole.items:
         if item.kind == entry.kind and item.id == entry.id and item.method == entry.method:
             return item
@@ -141,7 +144,7 @@ def _request(ctx: MessageContext) -> Entry | None:
 
 
 def _request_params(ctx: MessageContext) -> Any:
-    """The params of the whole message that carried the request (a batch has none)."""
+    """The params of the request (of its member, when it came in a batch)."""
     request = ctx.request
     if request is None:
         return None
@@ -150,7 +153,8 @@ def _request_params(ctx: MessageContext) -> Any:
         found = memo.get(request.seq)
         if found is not None and found[0] is request.record:  # its bytes are not forgotten
             return found[1]
-    return request.message(ctx._decoder).params_value()
+    # A batch member's own params (its own _meta), not the whole array's (none).
+    return member_of(request.message(ctx._decoder), request).params_value()
 
 
 def _request_conformant(ctx: MessageContext) -> str | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from mcpeek.rules.testing import lint_records
 from tests.rules.test_envelope import initialize
 from tests.rules.test_http import CACHE, JSON_CT, MODERN, NO_BUFFER, SSE_CT, Wire
@@ -123,3 +124,14 @@ def test_output_schema_is_not_judged_before_the_version_that_defines_it() -> Non
     assert [v.rule for v in lint_records(new.records) if v.rule == "tools.output-schema"] == [
         "tools.output-schema"
     ]
+
+
+# -- batches ---------------------------------------------------------------------------------
+def test_the_meta_of_a_batch_member_is_seen() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", id=0)
+    b.result(0, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+    member = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": modern_meta()}}
+    b.raw(json.dumps([member]))
+    b.result(1, {"tools": [], "ttlMs": 0, "cacheScope": "public"})
+    assert [v for v in lint_records(b.records) if v.rule == "meta.malformed-accepted"] == []
