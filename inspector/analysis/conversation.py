@@ -32,6 +32,7 @@ from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, Resu
 
 MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 RECENT_LIMIT = 4096
+QUEUE_LIMIT = 64  # requests waiting behind one in-flight id
 OTHER_SIDE = {"c2s": "s2c", "s2c": "c2s"}
 #: The status of a notification that one of several requests of a sessionless origin
 #: may own: an observer cannot tell which, so the rules say nothing about it.
@@ -49,6 +50,8 @@ class Conversation:
         self._new_flow = new_flow
         self._ended = ended
         self.in_flight: dict[tuple[Any, ...], tuple[Flow, Attempt]] = {}
+        # requests whose id a newer request reused while they were in flight
+        self.queued: dict[tuple[Any, ...], list[tuple[Flow, Attempt]]] = {}
         # answered, cancelled or overdue requests, still pairable for a while
         self.recent: OrderedDict[tuple[Any, ...], tuple[Flow, Attempt]] = OrderedDict()
         self.progress: dict[Any, Flow] = {}
@@ -115,12 +118,17 @@ class Conversation:
         key = self._key(sender, entry.id, entry.ch)
         earlier = self.in_flight.pop(key, None)
         if earlier is not None:
-            # The same id while the first is still in flight (id.reused): an answer can
-            # only be paired with the newer request, so the older one ends unanswered.
-            self._retire(key, *earlier)
-            earlier[0].status = "unanswered"
-            self._end(earlier[0])
-        self.in_flight[key] = (flow, attempt)  # re-inserted last: expiry relies on order
+            # The same id while the first is still in flight (id.reused): both may be
+            # answered. The next answer goes to the newer request (a client that gave
+            # up on an ignored probe and reused its id waits for the newer one); the
+            # older waits behind it, and is in flight again once it is answered.
+            queue = self.queued.setdefault(key, [])
+            queue.append(earlier)
+            if len(queue) > QUEUE_LIMIT:  # bounded: the oldest waiting one gives up
+                dropped, _ = queue.pop(0)
+                dropped.status = "unanswered"
+                self._end(dropped)
+        self.in_flight[key] = (flow, attempt)  # inserted last: expiry relies on order
         if method == "subscriptions/listen":
             self.subscriptions[id_key(entry.id)] = flow
         if sender == "c2s" and self.transport == "http":
@@ -273,6 +281,7 @@ class Conversation:
         flow, attempt = found
         attempt.response = entry
         entry.flow = flow.number
+        self._next_in_line(key)
         self.recent[key] = found
         if len(self.recent) > RECENT_LIMIT:  # one in, one out: the window stays bounded
             self.recent.popitem(last=False)
@@ -304,8 +313,17 @@ class Conversation:
             flow.status = "tool-error" if failed_tool else "complete"
         self._end(flow)
 
+    def _next_in_line(self, key: tuple[Any, ...]) -> None:
+        """The request whose id a newer one reused is in flight again (newest first)."""
+        queue = self.queued.get(key)
+        if queue:
+            self.in_flight[key] = queue.pop()
+            if not queue:
+                del self.queued[key]
+
     def _retire(self, key: tuple[Any, ...], flow: Flow, attempt: Attempt) -> None:
         self.in_flight.pop(key, None)
+        self._next_in_line(key)
         self.recent[key] = (flow, attempt)
         if len(self.recent) > RECENT_LIMIT:
             self.recent.popitem(last=False)
@@ -378,7 +396,8 @@ class Conversation:
         if self.closed:
             return
         self.closed = True
-        for key, (flow, attempt) in list(self.in_flight.items()):
+        while self.in_flight:  # (a retired request lets the next with its id in)
+            key, (flow, attempt) = next(iter(self.in_flight.items()))
             flow.status = "closed" if flow.method == "subscriptions/listen" else "unanswered"
             self._retire(key, flow, attempt)
             self._end(flow)

@@ -27,6 +27,9 @@ HTTP_GRACE_S = 1.0
 # -- lifecycle (legacy) --------------------------------------------------------------------
 
 
+SESSION = "http:session:"  # the key of a legacy HTTP session's conversation
+
+
 class LifecycleNotInitializedFirst(Rule):
     id = "lifecycle.not-initialized-first"
     severity = "error"
@@ -37,10 +40,17 @@ class LifecycleNotInitializedFirst(Rule):
 
     def __init__(self) -> None:
         self._decided: set[str] = set()
+        self._sessions = False  # some server of this capture minted an Mcp-Session-Id
 
     def on_message(self, ctx: MessageContext) -> Findings:
         key = ctx.conversation.key
         if key in self._decided:
+            return None
+        if key.startswith(SESSION):
+            self._sessions = True
+        elif self._sessions and ctx.conversation.shared_origin:
+            # A POST without the Mcp-Session-Id a session server issued: it lands outside
+            # its session, but it is no new conversation (http.session-missing says so).
             return None
         method = ctx.entry.method
         if method == "initialize" and ctx.entry.dir == "c2s":

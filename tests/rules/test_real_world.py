@@ -135,3 +135,22 @@ def test_the_meta_of_a_batch_member_is_seen() -> None:
     b.raw(json.dumps([member]))
     b.result(1, {"tools": [], "ttlMs": 0, "cacheScope": "public"})
     assert [v for v in lint_records(b.records) if v.rule == "meta.malformed-accepted"] == []
+
+
+# -- cascades --------------------------------------------------------------------------------
+def test_a_post_without_the_session_id_is_no_new_conversation() -> None:
+    w = Wire(modern=False)
+    w.initialize(session="S1")
+    w.post("tools/list", id=1, result={"tools": []}, drop=("mcp-session-id",))
+    w.post("tools/list", id=2, result={"tools": []})
+    assert [v.rule for v in lint_records(w.records)] == ["http.session-missing"]
+
+
+def test_an_id_reused_in_flight_with_both_requests_answered() -> None:
+    b = RecordBuilder()
+    initialize(b)
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.request("tools/call", {"name": "b"}, id=1)
+    b.result(1, {"content": []})
+    b.result(1, {"content": []})
+    assert [v.rule for v in lint_records(b.records)] == ["id.reused"]

@@ -339,15 +339,29 @@ def test_messages_recorded_after_exit_still_correlate() -> None:
     assert [f.status for f in flows] == ["complete", "unanswered"]
 
 
-def test_id_reused_while_in_flight_ends_the_older_request() -> None:
+def test_id_reused_while_in_flight_both_answered() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.request("tools/call", {"name": "b"}, id=1)
+    answer_b = b.result(1)  # the newer request first: it is the one in flight
+    answer_a = b.result(1)
+    b.result(1)  # a third answer: a duplicate
+    first, second = flows_of(b)
+    assert first.status == "complete" and first.name == "a"
+    assert first.attempts[0].response is not None
+    assert first.attempts[0].response.seq == answer_a.seq
+    assert len(first.attempts[0].duplicates) == 1
+    assert second.status == "complete" and second.attempts[0].response is not None
+    assert second.attempts[0].response.seq == answer_b.seq
+
+
+def test_id_reused_while_in_flight_one_answer_leaves_the_second_unanswered() -> None:
     b = RecordBuilder()
     b.request("tools/call", {"name": "a"}, id=1)
     b.request("tools/call", {"name": "b"}, id=1)
     b.result(1)
-    b.result(1)
     first, second = flows_of(b)
-    assert first.status == "unanswered" and first.name == "a"
-    assert second.status == "complete" and len(second.attempts[0].duplicates) == 1
+    assert (first.status, second.status) == ("unanswered", "complete")
 
 
 def test_expiry_after_an_id_is_reused() -> None:
