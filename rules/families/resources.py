@@ -6,7 +6,9 @@ error (``-32602``, ``-32002`` before 2026-07-28), never with an empty
 itself said: ``resources/list`` results, templates, update notifications and
 the resource links and embedded resources of tool results and prompts. Only
 after a list was seen, and only while the set stays small, is an empty read
-of a URI outside it reported.
+of a URI outside it reported. The server can also say it itself: an empty read
+of a URI that it later answers with a not-found error (``-32602``, or
+``-32002``) is reported then, whatever was listed.
 """
 
 from __future__ import annotations
@@ -16,27 +18,30 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcpeek.inspector.analysis import Conversation
-from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
+from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._bounded import MAX_KEYS, PerConversation
+from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
 from mcpeek.rules.families._messages import as_list, id_text, request_params, shown
 from mcpeek.rules.families._server import may_hold, unread
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.
 LINKING = frozenset({"tools/call", "prompts/get"})
+NOT_FOUND = (-32602, -32002)  # resource not found: 2026-07-28, and before it
 
 
 class _Known:
     """The URIs and URI templates a conversation's server has shown."""
 
-    __slots__ = ("listed", "overflow", "templates", "uris")
+    __slots__ = ("empty_reads", "listed", "overflow", "templates", "uris")
 
     def __init__(self) -> None:
         self.uris: set[str] = set()
         self.templates: dict[str, re.Pattern[str]] = {}
         self.listed = False  # a resources/list result was seen
         self.overflow = False  # too many URIs to remember: no inference any more
+        # URI → (request seq, result seq) of an empty read not reported (yet)
+        self.empty_reads: Lru[str, tuple[int, int]] = Lru(MAX_KEYS)
 
     def add(self, uri: Any) -> None:
         if not isinstance(uri, str) or self.overflow:
@@ -88,7 +93,7 @@ class ResourcesEmptyNotFound(Rule):
             "notifications/resources/updated",
         }
     )
-    kinds = frozenset({"result", "notification"})
+    kinds = frozenset({"result", "error", "notification"})
 
     def __init__(self) -> None:
         self._known: PerConversation[_Known] = PerConversation(_Known)
@@ -97,6 +102,8 @@ class ResourcesEmptyNotFound(Rule):
         if ctx.entry.dir != "s2c":
             return None
         method = ctx.method
+        if ctx.kind == "error":
+            return self._not_found(ctx) if method == "resources/read" else None
         known = self._known(ctx.conversation)
         if ctx.kind == "notification":
             params = ctx.params
@@ -137,7 +144,10 @@ class ResourcesEmptyNotFound(Rule):
                 if isinstance(item, dict):
                     known.add(item.get("uri"))
             return None
-        if not known.listed or known.overflow or known.knows(uri) or ctx.request is None:
+        if ctx.request is None or known.knows(uri):
+            return None
+        if not known.listed or known.overflow:
+            known.empty_reads.put(uri, (ctx.request.seq, ctx.seq))  # evidence may come
             return None
         code = "-32602" if ctx.era == "modern" else "-32002"
         return [
@@ -146,6 +156,28 @@ class ResourcesEmptyNotFound(Rule):
                 "contents array, and the URI is in no resources/list result nor template seen "
                 f"(a missing resource is answered with error {code})",
                 also=[ctx.request.seq],
+            )
+        ]
+
+    def _not_found(self, ctx: MessageContext) -> Findings:
+        """A not-found error for a URI the server earlier read as empty: that read was wrong."""
+        known = self._known.peek(ctx.conversation)
+        error = ctx.error
+        code = error.get("code") if isinstance(error, dict) else None
+        if known is None or not known.empty_reads or code not in NOT_FOUND:
+            return None
+        uri = request_params(ctx).get("uri")
+        earlier = known.empty_reads.pop(uri, None) if isinstance(uri, str) else None
+        if earlier is None:
+            return None
+        request_seq, empty_seq = earlier
+        return [
+            Finding(
+                msgs=[ctx.seq, request_seq, empty_seq],
+                message=f"resources/read of {shown(uri, 80)} returned an empty contents array, "
+                f"but the server later answered a read of it with error {code} (id "
+                f"{id_text(ctx)}): a missing resource is answered with an error, not an "
+                "empty result",
             )
         ]
 

@@ -154,3 +154,23 @@ def test_an_id_reused_in_flight_with_both_requests_answered() -> None:
     b.result(1, {"content": []})
     b.result(1, {"content": []})
     assert [v.rule for v in lint_records(b.records)] == ["id.reused"]
+
+
+# -- resources -------------------------------------------------------------------------------
+def test_an_empty_read_of_a_uri_the_server_later_calls_not_found() -> None:
+    b = RecordBuilder()
+    initialize(b)
+    b.request("resources/read", {"uri": "file:///gone"}, id=1)
+    empty = b.result(1, {"contents": []})
+    b.request("resources/read", {"uri": "file:///gone"}, id=2)
+    error = b.error(2, -32602, "Resource not found")
+    found = [v for v in lint_records(b.records) if v.rule == "resources.empty-not-found"]
+    assert len(found) == 1 and found[0].msgs[0] == error.seq and found[0].msgs[-1] == empty.seq
+    # a not-found for another URI is no evidence about this one
+    b2 = RecordBuilder()
+    initialize(b2)
+    b2.request("resources/read", {"uri": "file:///empty-but-real"}, id=1)
+    b2.result(1, {"contents": []})
+    b2.request("resources/read", {"uri": "file:///gone"}, id=2)
+    b2.error(2, -32602, "Resource not found")
+    assert [v for v in lint_records(b2.records) if v.rule == "resources.empty-not-found"] == []
