@@ -161,3 +161,39 @@ class HttpSessionMissing(HttpRule):
     def _latest(self) -> tuple[str, int]:
         """The session the last initialize returned, and the seq of that result."""
         return next(reversed(self._sessions.items()))
+
+
+class HttpSessionTerminated(HttpRule):
+    """2025-11-25 basic/transports, session management: "The server MAY terminate the
+    session at any time, after which it MUST respond to requests containing that session
+    ID with HTTP 404 Not Found". A session is known terminated once the client's DELETE
+    of it was answered 2xx, or once the server answered 404 for it."""
+
+    id = "http.session-terminated"
+    severity = "error"
+    catalog_era = "legacy"
+    summary = "a request with a terminated session id answered other than 404"
+    spec = f"{LEGACY_TRANSPORTS}#session-management"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._ended: Lru[str, int] = Lru(MAX_CONVERSATIONS)  # session id → seq of its end
+
+    def on_http_response(self, exchange: Exchange) -> Findings:
+        session = exchange.headers.get("mcp-session-id")
+        if session is None or exchange.status is None:
+            return None
+        ended = self._ended.get(session)
+        if ended is not None and ended < exchange.seq and exchange.status != 404:
+            return [
+                Finding(
+                    msgs=[ended, exchange.seq, exchange.resp_seq or exchange.seq],
+                    message=f"{exchange.method} with session {shown(session, 60)}, terminated "
+                    f"at seq {ended}, was answered {exchange.status} (it MUST be 404 Not Found)",
+                )
+            ]
+        if ended is None and (
+            exchange.status == 404 or (exchange.method == "DELETE" and exchange.success)
+        ):
+            self._ended.put(session, exchange.resp_seq or exchange.seq)
+        return None

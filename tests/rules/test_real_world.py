@@ -174,3 +174,20 @@ def test_an_empty_read_of_a_uri_the_server_later_calls_not_found() -> None:
     b2.request("resources/read", {"uri": "file:///gone"}, id=2)
     b2.error(2, -32602, "Resource not found")
     assert [v for v in lint_records(b2.records) if v.rule == "resources.empty-not-found"] == []
+
+
+# -- http.session-terminated -----------------------------------------------------------------
+def test_a_request_with_a_terminated_session_must_get_404() -> None:
+    w = Wire(modern=False)
+    w.initialize(session="S1")
+    w.get(method="DELETE", status=200, headers=[("mcp-session-id", "S1")])
+    late = w.post("tools/list", id=1, result={"tools": []})  # answered 200: wrong
+    (v,) = [v for v in lint_records(w.records) if v.rule == "http.session-terminated"]
+    assert v.msgs[-1] == late["resp"] and "404" in v.message
+    # answered 404 as it must be: nothing to say, and the 404 itself ends a session
+    w = Wire(modern=False)
+    w.initialize(session="S1")
+    w.get(method="DELETE", status=200, headers=[("mcp-session-id", "S1")])
+    w.post("tools/list", id=1, status=404, resp_headers=[])
+    w.post("tools/list", id=2, status=404, resp_headers=[])
+    assert [v for v in lint_records(w.records) if v.rule == "http.session-terminated"] == []
