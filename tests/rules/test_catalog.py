@@ -17,7 +17,8 @@ from mcpeek.rules.base import listed_era
 
 RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 ROW = re.compile(
-    r"^\| `([a-z0-9-]+\.[a-z0-9.-]+)` \| (error|warning|info)(?: \((modern|legacy)\))? \|"
+    r"^\| `([a-z0-9-]+\.[a-z0-9.-]+)` \| (error|warning|info)(?: / (?:error|warning|info))?"
+    r"(?: \((modern|legacy)\))? \|"
 )
 
 
