@@ -34,6 +34,7 @@ from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
+from mcpeek.rules.spec_links import spec_for
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -279,7 +280,7 @@ class RuleEngine(AnalysisListener):
             severity=finding.severity or rule.severity,
             msgs=finding.msgs,
             message=finding.message,
-            spec=rule.spec,
+            spec=spec_for(rule.spec, self._version(conversation)),
             era=conversation.era if conversation is not None else None,
             method=method,
             msg_id=msg_id,
@@ -298,6 +299,11 @@ class RuleEngine(AnalysisListener):
         if conversation is not None:
             self._held.release(conversation, self.report)
         self.report(reported)
+
+    def _version(self, conversation: Conversation | None) -> str | None:
+        if self.spec is not None:
+            return self.spec
+        return conversation.protocol_version if conversation is not None else None
 
     def _record_direction(self, seq: int) -> str | None:
         """Which way the record of the running ``on_record`` hook went, if it is ``seq``."""
