@@ -102,7 +102,8 @@ class Analyzer:
             if conversation is not None:  # else its session is not known yet
                 for listener in self.listeners:
                     listener.on_record(record, conversation)
-                self._message(record, conversation)
+                if not _priming(record):
+                    self._message(record, conversation)
         elif isinstance(record, Header):
             self.header = record
             self.transport = record.transport
@@ -267,6 +268,12 @@ class Analyzer:
             for listener in self.listeners:
                 listener.on_record(record, conversation)
             self._message(record, conversation)
+
+
+def _priming(record: Msg) -> bool:
+    """An SSE event with an empty ``data`` (a server primes a stream with one, so that
+    the client holds an event id to resume from): a transport event, no message."""
+    return record.raw == "" and record.dir == "s2c" and record.ch != "stdio"
 
 
 def _session(headers: list[tuple[str, str]] | None) -> str | None:

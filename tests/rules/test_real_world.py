@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcpeek.inspector.analysis import analyze
 from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from mcpeek.rules.testing import lint_records
 from tests.rules.test_envelope import initialize
@@ -191,3 +192,20 @@ def test_a_request_with_a_terminated_session_must_get_404() -> None:
     w.post("tools/list", id=1, status=404, resp_headers=[])
     w.post("tools/list", id=2, status=404, resp_headers=[])
     assert [v for v in lint_records(w.records) if v.rule == "http.session-terminated"] == []
+
+
+# -- SSE priming events ----------------------------------------------------------------------
+def test_an_sse_priming_event_is_no_message() -> None:
+    w = Wire()
+    discovered = {"supportedVersions": [MODERN], "capabilities": {"tools": {}}, **CACHE}
+    w.post("server/discover", id=1, result=discovered)
+    x = _exchange(w, "tools/list", None, 2)
+    w.b.raw("", "s2c", x)  # an SSE event whose data is empty
+    w.b.result(2, {"tools": [], **CACHE}, ch=x)
+    w.b.http(x, "end", reason="complete")
+    assert lint_records(w.records) == []
+    flows = analyze(w.records).flows or []
+    assert [(f.method, f.status) for f in flows] == [
+        ("server/discover", "complete"),
+        ("tools/list", "complete"),
+    ]
