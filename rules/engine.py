@@ -261,13 +261,12 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id, direction = "", None, None, None
+        excerpt, method, msg_id = "", None, None
+        direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
-            direction = self._record_direction(offending)
             for entry in entries:
                 if entry.seq == offending:
-                    direction = entry.dir
                     excerpt = _excerpt(entry)
                     method = entry.method
                     current = self._current_flow
@@ -305,15 +304,20 @@ class RuleEngine(AnalysisListener):
             return self.spec
         return conversation.protocol_version if conversation is not None else None
 
-    def _record_direction(self, seq: int) -> str | None:
-        """Which way the record of the running ``on_record`` hook went, if it is ``seq``."""
+    def _direction(self, msgs: list[int], entries: list[Entry]) -> str | None:
+        """Which way the finding's latest message the engine knows of went: the
+        offending one, or (an HTTP status finding names the response record last)
+        the message just before it."""
         record = self._record
-        if record is None or getattr(record, "seq", None) != seq:
-            return None
-        if isinstance(record, Msg):
-            return record.dir
-        if isinstance(record, Http):
-            return {"request": "c2s", "response": "s2c"}.get(record.phase)
+        for seq in reversed(msgs):
+            for entry in entries:
+                if entry.seq == seq:
+                    return entry.dir
+            if record is not None and getattr(record, "seq", None) == seq:
+                if isinstance(record, Msg):
+                    return record.dir
+                if isinstance(record, Http):
+                    return {"request": "c2s", "response": "s2c"}.get(record.phase)
         return None
 
 

@@ -109,7 +109,10 @@ class Declared:
         return self.era
 
     def on_result(self, seq: int, method: str | None, result: ResultPeek) -> None:
-        if self.server_modern is None and (
+        if (
+            self.server_modern is None
+            and method != "initialize"  # the legacy handshake's answer shows no modern server
+        ) and (
             method in MODERN_ONLY_METHODS
             or result.result_type is not UNSET
             or result.ttl_ms is not UNSET

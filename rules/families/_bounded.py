@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from mcpeek.inspector.analysis import Conversation
-from mcpeek.rules.base import Finding
 
 MAX_CONVERSATIONS = 256  # conversations a rule keeps state for
 MAX_KEYS = 4096  # names, cursors or URIs a rule keeps per conversation
@@ -59,48 +58,6 @@ class PerConversation(Generic[V]):
 
     def drop(self, conversation: Conversation) -> None:
         self._states.pop(conversation.key, None)
-
-
-class HeldFindings:
-    """Findings held per conversation until something proves they apply.
-
-    A check on what a *modern* server must send cannot judge a server that has
-    not shown it is modern yet (a legacy server answering a dual-era client's
-    probe looks the same): its findings are held, at most ``limit`` per
-    conversation, and released together once the conversation is
-    :meth:`prove`-d. Both levels are bounded (:data:`MAX_CONVERSATIONS`).
-    ``keep_latest``: past ``limit``, forget the oldest held finding (else the
-    newest is not held).
-    """
-
-    def __init__(self, limit: int, *, keep_latest: bool = False) -> None:
-        self.limit = limit
-        self.keep_latest = keep_latest
-        self._proven: Lru[str, None] = Lru(MAX_CONVERSATIONS)
-        self._held: Lru[str, list[Finding]] = Lru(MAX_CONVERSATIONS)
-
-    def proven(self, key: str) -> bool:
-        return key in self._proven
-
-    def prove(self, key: str) -> list[Finding]:
-        """The conversation is proven: what was held for it, to report now."""
-        self._proven.put(key, None)
-        return self._held.pop(key, None) or []
-
-    def hold(self, key: str, finding: Finding) -> None:
-        held = self._held.get(key)
-        if held is None:
-            held = []
-        if len(held) < self.limit:
-            held.append(finding)
-        elif self.keep_latest:
-            del held[0]
-            held.append(finding)
-        self._held.put(key, held)
-
-    def forget(self, key: str) -> None:
-        self._proven.pop(key, None)
-        self._held.pop(key, None)
 
 
 #: Per conversation and sender, at most this many id *ranges* (consecutive

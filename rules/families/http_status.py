@@ -16,7 +16,6 @@ from __future__ import annotations
 from mcpeek.inspector.records import Http, Msg
 from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._bounded import HeldFindings
 from mcpeek.rules.families._http_exchanges import (
     JSON,
     MCP,
@@ -102,22 +101,11 @@ class HttpErrorStatus(HttpRule):
     summary = "-32602 (missing _meta), -32020/-32021/-32022 not sent with 400; -32601 not with 404"
     spec = f"{STREAMABLE}#protocol-version-header"
 
-    def __init__(self) -> None:
-        super().__init__()
-        # Findings held until the server proves modern (a legacy server rejecting a
-        # dual-era client's probe looks the same), at most 16 per conversation.
-        self._held = HeldFindings(16)
-
+    # A legacy server rejecting a dual-era client's probe looks the same: like every
+    # modern-only finding on a server's message, the engine holds these until the
+    # server shows it is modern (mcpeek.rules.held).
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
-        if ctx.entry.dir != "s2c" or not ctx.is_response:
-            return None
-        key = ctx.conversation.key
-        if ctx.kind == "result":
-            attempt = ctx.attempt
-            if (attempt is not None and attempt.result_type is not None) or (
-                ctx.method == "server/discover"
-            ):
-                return self._held.prove(key)
+        if ctx.entry.dir != "s2c" or ctx.kind != "error":
             return None
         error = ctx.error if isinstance(ctx.error, dict) else {}
         code = error.get("code")
@@ -135,12 +123,7 @@ class HttpErrorStatus(HttpRule):
             message=f"{why} in reply to {ctx.method or 'a request'} (id "
             f"{shown(ctx.entry.id, 40)}) sent with HTTP {exchange.status}; it MUST be {expected}",
         )
-        if code in STATUS_400:
-            return [*self._held.prove(key), finding]
-        if self._held.proven(key):
-            return [finding]
-        self._held.hold(key, finding)
-        return None
+        return [finding]
 
     def _expected(self, ctx: MessageContext, code: int) -> tuple[int, str] | None:
         """The status an error ``code`` must come with, and how to name it."""
