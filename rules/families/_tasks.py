@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpeek.rules.base import LEGACY_SPEC
+from mcpeek.rules.base import LEGACY_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru
 from mcpeek.rules.families._messages import as_list, request_params
@@ -83,3 +83,21 @@ def capability(capabilities: Any, method: str) -> bool | None:
     group, _, name = method.partition("/")
     category = requests.get(group) if isinstance(requests, dict) else None
     return isinstance(category, dict) and isinstance(category.get(name), dict)
+
+
+OTHER = {"c2s": "s2c", "s2c": "c2s"}
+FINAL = ("completed", "failed")  # terminal statuses; leaving "cancelled" is cancel-terminal's
+
+
+class TaskRule(Rule):
+    """Base of the tasks rules: from 2025-11-25 on, and never in a modern conversation."""
+
+    since = SINCE
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        if ctx.era == "modern":
+            return None  # 2026-07-28 has no core tasks (version.removed-method says so)
+        return self.judge(ctx)
+
+    def judge(self, ctx: MessageContext) -> Findings:
+        raise NotImplementedError
