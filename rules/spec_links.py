@@ -6,7 +6,7 @@ the 2025-11-25 text, whose pages are arranged differently (``basic/patterns/…`
 was ``basic/utilities/…``; one ``basic/transports`` page held stdio and Streamable
 HTTP). This table maps a 2026-07-28 section to the same requirement's section in
 2025-11-25, only where that page and anchor exist there
-(``tests/rules/test_spec_links.py`` checks each against ``shared/spec``); other
+(``tests/rules/test_spec_links.py`` checks each against the official pages); other
 links stay as the rule gives them.
 """
 

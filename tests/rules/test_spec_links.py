@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.spec_links import LEGACY_SECTIONS
 from mcpeek.rules.testing import lint_records
+from tests.conftest import VENDORED_SPEC
 from tests.rules.test_envelope import initialize
 
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
+SPEC = VENDORED_SPEC  # tests/vendor/spec: see its README
 
 
 def anchors(version: str, page: str) -> set[str]:
-    """The heading anchors of a page of ``shared/spec`` (as the site derives them)."""
+    """The heading anchors of a vendored spec page (as the site derives them)."""
     text = (SPEC / version / "docs" / f"{page}.mdx").read_text()
     found = set()
     for heading in re.findall(r"^#+\s+(.*)$", text, re.MULTILINE):
