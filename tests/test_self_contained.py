@@ -17,6 +17,8 @@ OUTSIDE = re.compile(
     r"\.\./shared|/work"
     r"/shared|shared/(spec|RULES|DESIGN|CAPTURE)"
     r"|\b(RULES|DESIGN|CAPTURE-FORMAT)\.md"
+    r'|/ "sha'
+    r'red"'  # a path built as a join with that folder's name
 )
 
 
