@@ -133,6 +133,12 @@ class HttpRelay:
             path=request.raw_path,  # the target exactly as the client sent it
             headers=list(request.headers.items()),
         )
+        # Only an origin-form target ("/path?query") is appended to the upstream's
+        # origin: an authority-form (CONNECT host:port), absolute-form or "*" target
+        # would name another host, and the upstream's credentials would go with it.
+        if not request.raw_path.startswith("/"):
+            text = f"only origin-form request targets are relayed, not {request.raw_path!r}"
+            return await answer_itself(self.emit, request, x, 400, text, "refused", head=record)
         # Decided on the head alone: a refused body is never read, recorded or forwarded.
         refusal = self.guard.refusal(request.headers.get("Host"), request.headers.get("Origin"))
         if refusal is not None:

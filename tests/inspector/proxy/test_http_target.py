@@ -132,3 +132,48 @@ async def test_a_502_does_not_show_the_upstream_password(unused_tcp_port) -> Non
 def test_an_empty_userinfo_names_no_credentials() -> None:
     assert basic_credentials("", None) is None
     assert basic_credentials("bob", None) == "Basic " + base64.b64encode(b"bob:").decode()
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "2:{port}",  # CONNECT authority-form: appended to the origin, it named another host
+        ".attacker.invalid:443",
+        "http://127.0.0.1:{port}/mcp",  # absolute-form
+        "*",  # asterisk-form (OPTIONS *)
+    ],
+)
+async def test_a_target_that_is_not_origin_form_never_reaches_any_host(target: str) -> None:
+    """The upstream's Basic credentials must never go to a host the client names."""
+    heads: list[bytes] = []
+
+    async def catch_all(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        heads.append(await reader.read(4096))
+        writer.close()
+
+    trap = await asyncio.start_server(catch_all, "127.0.0.1", 0)
+    trap_port = trap.sockets[0].getsockname()[1]
+    records: list[SeqRecord] = []
+    guard = RequestGuard(0)
+    upstream = f"http://user:pw@127.0.0.1:{trap_port}/mcp"
+    try:
+        async with HttpRelay(upstream, records.extend, guard) as relay:
+            runner, port = await listen(relay)
+            guard.port = port
+            method = {"*": "OPTIONS", "http": "GET"}.get(
+                target.split(":", maxsplit=1)[0], "CONNECT"
+            )
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                f"{method} {target.format(port=trap_port)} HTTP/1.1\r\n"
+                f"Host: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+            )
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            await runner.cleanup()
+    finally:
+        trap.close()
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert heads == []  # no connection carried the request (nor its credentials) anywhere
+    ends = [r for r in records if isinstance(r, Http) and r.phase == "end"]
+    assert [e.reason for e in ends] == ["refused"]
