@@ -49,7 +49,10 @@ class RequestGuard:
     def refusal(self, host: str | None, origin: str | None) -> str | None:
         """Why a request must be refused (403), or ``None`` when it may pass."""
         if not self.allow_remote:
-            name, port = _split_host(host or "")
+            split = _split_host(host or "")
+            if split is None:
+                return f"Host {host!r} is not a host name with an optional port"
+            name, port = split
             if not is_loopback_host(name) or (port is not None and port != self.port):
                 return f"Host {host!r} is not this proxy's loopback address"
         if origin is not None and origin.lower() not in self.allowed_origins:
@@ -61,10 +64,16 @@ class RequestGuard:
         return None
 
 
-def _split_host(host: str) -> tuple[str, int | None]:
+def _split_host(host: str) -> tuple[str, int | None] | None:
+    """``(name, port)`` of a Host value, or ``None`` when it is malformed (a port
+    that is not a number, an unclosed ``[``, anything after the port)."""
     if host.startswith("["):
-        name, _, rest = host[1:].partition("]")
-        port = rest[1:] if rest.startswith(":") else ""
+        name, bracket, rest = host[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return None
+        port = rest[1:]
     else:
         name, _, port = host.partition(":")
-    return name, int(port) if port.isdigit() else None
+    if not port:  # "host:" too: RFC 3986 allows an empty port
+        return name, None
+    return (name, int(port)) if port.isascii() and port.isdigit() else None
