@@ -68,7 +68,8 @@ class CaptureReader:
         self.bytes_read = 0  # of the (decompressed) file, for progress indicators
 
     def _open(self) -> BinaryIO | gzip.GzipFile:
-        """The file, read as gzip when its name or its first bytes say so."""
+        """The file, read as gzip when its first bytes say so: the name does not decide
+        (mcpeek writes plain JSON Lines, whatever ``-w`` names the file)."""
         stream = self._open_regular()
         try:
             magic = stream.read(len(GZIP_MAGIC))
@@ -76,7 +77,7 @@ class CaptureReader:
         except OSError as exc:
             stream.close()
             raise CaptureError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
-        if self.path.suffix == ".gz" or magic == GZIP_MAGIC:
+        if magic == GZIP_MAGIC:
             return _OwningGzipFile(stream)
         return stream
 

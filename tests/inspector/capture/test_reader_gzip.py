@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpeek.inspector.capture import CaptureError, CaptureReader, read_records
-from mcpeek.inspector.records import AnyRecord
+from mcpeek.inspector.capture import CaptureError, CaptureReader, CaptureWriter, read_records
+from mcpeek.inspector.records import AnyRecord, Msg
 from mcpeek.inspector.testing.records import RecordBuilder
 
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # deflate, no flags, no mtime
@@ -94,14 +94,6 @@ def test_gzip_truncated_before_the_header_is_refused_clearly(tmp_path: Path, kee
         read_records(gz)
 
 
-def test_plain_file_named_gz_is_refused_clearly(tmp_path: Path) -> None:
-    plain, _ = capture(tmp_path, flows=1)
-    gz = tmp_path / "c.jsonl.gz"
-    gz.write_bytes(plain)
-    with pytest.raises(CaptureError, match="cannot read: Not a gzipped file"):
-        read_records(gz)
-
-
 def test_flipped_bytes_anywhere_never_escape_as_raw_errors(tmp_path: Path) -> None:
     plain, _ = capture(tmp_path, flows=20)
     data = gzip.compress(plain, mtime=0)
@@ -128,3 +120,12 @@ def test_gzip_data_in_a_file_not_named_gz_is_read(tmp_path: Path) -> None:
     disguised.write_bytes(gzip.compress(data))
     _, read, problems = read_records(disguised)
     assert read == records and problems == []
+
+
+def test_a_plain_capture_named_gz_is_read_as_it_is(tmp_path: Path) -> None:
+    # `mcpeek stdio -w out.jsonl.gz` writes plain JSON Lines: the content decides.
+    path = tmp_path / "out.jsonl.gz"
+    with CaptureWriter(path, transport="stdio", target=["srv"]) as writer:
+        writer.write(Msg(dir="c2s", ch="stdio", raw='{"jsonrpc":"2.0","id":1,"method":"ping"}'))
+    header, records, problems = read_records(path)
+    assert header.transport == "stdio" and len(records) == 1 and problems == []
