@@ -132,3 +132,50 @@ def _lock(fd: int, path: Path) -> None:
         ) from None
     except OSError:  # a file system without locks: write unlocked, as before
         pass
+
+
+def being_written(path: Path) -> bool:
+    """Whether a writer (a proxy, ``serve``, ``replay``) still holds ``path``'s lock.
+
+    Readers take no lock; this only asks for a shared one and lets it go at once,
+    which fails while a writer holds its exclusive lock. Where locks are not
+    available the answer is ``True``: the caller keeps following, as before.
+    """
+    if sys.platform == "win32":
+        return True
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False  # gone: nobody writes it any more
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+class WriterGone:
+    """A ``stop`` for following a capture: true once its writer has let go of it.
+
+    It says so only at the second look that finds the file unlocked, so that the
+    reader reads once more after the writer's last records reached the file
+    (a writer writes everything before it closes, and closing releases the lock).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._unlocked_before = False
+
+    def __call__(self) -> bool:
+        if being_written(self.path):
+            self._unlocked_before = False
+            return False
+        seen_twice = self._unlocked_before
+        self._unlocked_before = True
+        return seen_twice

@@ -3,7 +3,8 @@
 Like mitmdump reading a file: each flow is printed when it ends (a request
 answered, failed, cancelled or left unanswered; a notification that belongs
 to no request at once). ``--follow`` keeps reading a capture that a proxy is
-still writing, until its server exits or you press Ctrl-C.
+still writing, until its server exits, its proxy lets go of the file, or you
+press Ctrl-C.
 
 Text:  12:01:02.345  → tools/call get_weather  id 3  ← complete  12.3 ms  [2 progress]
 JSON:  {"flow":1,"method":"tools/call","name":"get_weather","ids":[3],"status":"complete",...}
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
+from mcpeek.inspector.capture.files import WriterGone
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
@@ -45,7 +47,7 @@ class ShowCommand(Command):
             "-f",
             "--follow",
             action="store_true",
-            help="keep reading as the capture grows, until the server exits",
+            help="keep reading as the capture grows, until its proxy is done",
         )
         parser.add_argument(
             "--timeout",
@@ -64,7 +66,9 @@ class ShowCommand(Command):
         interrupted = False
         try:
             try:
-                run_capture(reader, analyzer, follow=args.follow)
+                # An HTTP capture has no exit event: following ends once its
+                # proxy has let go of the file (a stdio one ends at its exit).
+                run_capture(reader, analyzer, follow=args.follow, stop=WriterGone(args.file))
             except KeyboardInterrupt:
                 # Ctrl-C is how `show -f` is meant to stop; a plain show was cut short.
                 interrupted = not args.follow

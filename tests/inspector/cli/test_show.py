@@ -148,3 +148,30 @@ def test_a_line_that_is_not_json_rpc_is_shown_by_its_text(
     assert '← "Starting server on port 8080 ...' in first and first.endswith('…"  (orphan)')
     assert len(first) < 160  # cut, not 500 dots
     assert "\x1b" not in second and '\\u001b[31m"  (orphan)' in second
+
+
+def test_follow_ends_when_the_writer_lets_go_of_a_capture_without_exit_event(
+    tmp_path: Path,
+) -> None:
+    # An HTTP proxy writes no exit event: `show -f` used to wait forever on its
+    # capture, finished or not.
+    path = tmp_path / "http.jsonl"
+    writer = CaptureWriter(path, transport="http", target="http://127.0.0.1:1/mcp")
+    writer.write(Msg(dir="c2s", ch="x1", raw='{"jsonrpc":"2.0","id":1,"method":"ping"}'))
+    proc = subprocess.Popen(
+        mcpeek_argv("show", "--follow", str(path)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.5)
+    assert proc.poll() is None  # still written: it keeps following
+    writer.write(Msg(dir="s2c", ch="x1", raw='{"jsonrpc":"2.0","id":1,"result":{}}'))
+    writer.close()
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0
+    assert "ping  id 1  ← complete" in out  # what came before the writer let go is read
+    finished = subprocess.run(
+        mcpeek_argv("show", "--follow", str(path)), capture_output=True, text=True, timeout=15
+    )
+    assert finished.returncode == 0 and "ping  id 1  ← complete" in finished.stdout
