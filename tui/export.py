@@ -5,11 +5,13 @@ Pure functions over the data model, used by the copy and save actions.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.capture.files import open_for_writing
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 
 
@@ -26,7 +28,9 @@ def flow_as_json(item: FlowItem) -> str:
 
 
 def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> int:
-    """Write the records of ``items`` (messages, their HTTP exchanges, violations) as a capture."""
+    """Write the records of ``items`` (messages, their HTTP exchanges, violations) as a
+    new capture; raises ``CaptureFileError`` (with the reason) for a target that
+    cannot be one, ``OSError`` when the system refuses."""
     records: dict[int, Any] = {}
     for item in items:
         for entry in item.flow.entries:
@@ -37,15 +41,20 @@ def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> in
             if finding.seq:  # stored by the proxy (a re-check's findings have no place)
                 records[finding.seq] = finding
     encoder = msgspec.json.Encoder()
-    tmp = target.with_name(target.name + ".part")
+    lines = [encoder.encode(model.header) + b"\n"] if model.header is not None else []
+    lines += [encoder.encode(records[seq]) + b"\n" for seq in sorted(records)]
+    # Opened as a proxy opens its capture: a new private file, never one that holds
+    # data (a live capture among them), a symbolic link or another user's.
+    fd = open_for_writing(target)
     try:
-        with open(tmp, "wb") as out:
-            if model.header is not None:
-                out.write(encoder.encode(model.header) + b"\n")
-            for seq in sorted(records):
-                out.write(encoder.encode(records[seq]) + b"\n")
-        tmp.replace(target)
+        data = b"".join(lines)
+        with memoryview(data) as view:
+            written = 0
+            while written < len(view):
+                written += os.write(fd, view[written:])
     except OSError:
-        tmp.unlink(missing_ok=True)  # no half-written file left behind
+        os.close(fd)
+        target.unlink(missing_ok=True)  # no half-written file left behind
         raise
+    os.close(fd)
     return len(records)

@@ -18,6 +18,7 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static, Tabs
 from textual.worker import get_current_worker
 
+from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.export import flow_as_json, save_capture
@@ -285,7 +286,7 @@ class SessionActions(App[None]):
         items = [view.model.items[i] for i in view.matches]
         try:
             count = save_capture(view.model, items, target)
-        except OSError as exc:
+        except (CaptureFileError, OSError) as exc:
             self.call_from_thread(self.notify, f"cannot save: {exc}", severity="error")
             return
         self.call_from_thread(

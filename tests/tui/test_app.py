@@ -144,10 +144,24 @@ async def test_mark_comment_copy_and_save(tmp_path: Path) -> None:
         await pilot.press("f", *"~mark", "enter")
         await wait_for(pilot, lambda: len(flows.rows) == 2)
         await pilot.press("w", "ctrl+u", *str(target), "enter")
-        await wait_for(pilot, target.exists)
+        await wait_for(pilot, lambda: any("saved" in n.message for n in app._notifications))
     saved = inspector.load(target)
     assert [f.ids for f in saved.flows] == [[1], [2]]
     assert saved.flows[1].progress_count == 2
+    assert target.stat().st_mode & 0o777 == 0o600  # a capture like any other: private
+
+
+async def test_save_never_replaces_a_file_that_holds_data(tmp_path: Path) -> None:
+    source = busy_capture(tmp_path / "c.jsonl")
+    before = source.read_bytes()
+    app = viewer(source)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        # Onto the very capture on screen (it could be a live one): refused, kept.
+        await pilot.press("w", "ctrl+u", *str(source), "enter")
+        await wait_for(pilot, lambda: any("cannot save" in n.message for n in app._notifications))
+    assert source.read_bytes() == before
+    assert any("already exists" in n.message for n in app._notifications)
 
 
 async def test_a_broken_file_opens_with_a_notice(tmp_path: Path) -> None:
