@@ -280,7 +280,10 @@ class HttpTransport:
         detail = " ".join(text[:120].decode("utf-8", "replace").split())
         if detail:
             status += f" ({detail})"
-        what = f"{method} {item.method or ''}".strip()
+        # "POST tools/call"; a GET or DELETE carries no JSON-RPC method of its own
+        # (its item names the HTTP method again): "GET", not "GET GET".
+        jsonrpc_method = item.method if item.method and item.method != method else ""
+        what = f"{method} {jsonrpc_method}".strip()
         ended = item.failed is None or item.failed(status)  # False: it had its response
         if first and ended:
             hint = (

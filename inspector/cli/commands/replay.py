@@ -81,9 +81,9 @@ class ReplayCommand(Command):
         if command and command[0] == "--":
             command = command[1:]
         if bool(command) == bool(args.url):
-            raise UsageError(
-                "replay needs a server: '-- CMD [ARG...]' (stdio) or '--url URL' (HTTP), not both"
-            )
+            given = "both were given" if command else "neither was given"
+            servers = "'-- CMD [ARG...]' (stdio) or '--url URL' (HTTP)"
+            raise UsageError(f"replay needs one server: {servers}; {given}")
         if args.url:
             check_http_url("--url", args.url)
         if not math.isfinite(args.timeout) or args.timeout <= 0:

@@ -83,8 +83,9 @@ def closed_port() -> int:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["replay", "{cap}"], "replay needs a server"),
-        (["replay", "{cap}", "--url", "http://x/", "--", "true"], "not both"),
+        (["replay", "{cap}"], "replay needs one server"),
+        (["replay", "{cap}", "--url", ""], "neither was given"),
+        (["replay", "{cap}", "--url", "http://x/", "--", "true"], "both were given"),
         (["replay", "{cap}", "--url", "ftp://x/"], "--url 'ftp://x/': expected an http"),
         (["replay", "{cap}", "--url", "http://[::1/mcp"], "is not a valid URL"),
         (["replay", "{cap}", "--url", "http://x:port/mcp"], "is not a valid URL"),
@@ -299,3 +300,22 @@ def test_writing_over_the_capture_being_replayed_is_refused(
     assert main(argv) == 2
     assert "is the capture being read" in capsys.readouterr().err
     assert cap.read_bytes() == recorded
+
+
+@pytest.mark.parametrize(
+    ("http_method", "jsonrpc_method", "said"),
+    [("GET", "GET", "GET answered HTTP 404"), ("POST", "tools/call", "POST tools/call answered")],
+)
+def test_a_failed_exchange_is_named_once(http_method: str, jsonrpc_method: str, said: str) -> None:
+    from types import SimpleNamespace
+
+    from mcpeek.inspector.replay.replay import Outgoing
+    from mcpeek.inspector.replay.replay_http import HttpTransport
+
+    notes: list[str] = []
+    transport = HttpTransport("http://127.0.0.1:1/mcp", lambda _r: None, on_note=notes.append)
+    item = Outgoing(data=None, kind="http", method=jsonrpc_method)
+    response = SimpleNamespace(status=404, reason="Not Found")
+    transport._failed(item, http_method, response, b"", first=False)  # type: ignore[arg-type]
+    assert len(notes) == 1 and said in notes[0]
+    assert f"{http_method} {http_method}" not in notes[0]
