@@ -196,7 +196,7 @@ class MockSession:
         if message.kind == "invalid":
             code = PARSE_ERROR if message.problem in ("not-json", "not-utf8") else INVALID_REQUEST
             note = f"not a JSON-RPC message ({message.detail})"
-            return Reaction([_error(b"null", code, note, None)], note=note)
+            return Reaction([_error(_readable_id(data, code), code, note, None)], note=note)
         if message.kind == "batch":
             note = "JSON-RPC batches are not supported by MCP"
             return Reaction([_error(b"null", INVALID_REQUEST, note, None)], note=note)
@@ -364,3 +364,15 @@ def _pong(live_id: bytes, era: str | None) -> Outgoing:
     result: dict[str, Any] = {"resultType": "complete"} if era == "modern" else {}
     body = msgspec.json.encode({"jsonrpc": "2.0", "id": 0, "result": result})
     return Outgoing(replace_member(body, ("id",), live_id) or body, 0.0, live_id, final=True)
+
+
+def _readable_id(data: bytes, code: int) -> bytes:
+    """The id to answer an invalid request with: its own, when it could be read (a
+    string or a number), else ``null`` (JSON-RPC 2.0: Null only "if there was an
+    error in detecting the id")."""
+    if code == PARSE_ERROR:
+        return b"null"
+    raw = member_bytes(data, ("id",))
+    if raw and (raw[:1] == b'"' or raw[:1] in b"-0123456789"):
+        return raw
+    return b"null"

@@ -275,3 +275,20 @@ def test_a_message_nested_too_deep_is_answered_as_unparseable(
     # The session goes on.
     [pong] = decoded(s.receive(line({"id": 10, "method": "ping"})))
     assert pong["id"] == 10
+
+
+@pytest.mark.parametrize(
+    ("data", "answered_id"),
+    [
+        (b'{"jsonrpc":"2.0","id":2}\n', 2),  # readable: JSON-RPC wants it echoed
+        (b'{"jsonrpc":"2.0","id":"x","params":{}}\n', "x"),
+        (b'{"jsonrpc":"2.0","id":[1]}\n', None),  # not a valid id: null
+        (b"{not json\n", None),  # a parse error: no id to detect
+    ],
+)
+def test_an_invalid_request_is_answered_with_its_id_when_it_can_be_read(
+    data: bytes, answered_id: Any
+) -> None:
+    mock = session(modern_capture())
+    (error,) = decoded(mock.receive(data))
+    assert error["id"] == answered_id and error["error"]["code"] in (-32600, -32700)
