@@ -89,11 +89,20 @@ def render() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="default: docs/rules.md")
+    parser.add_argument("--out", type=Path, help="default: docs/rules.md of this clone")
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if the page is stale"
     )
     args = parser.parse_args(argv)
+    if args.out is None:
+        if not DEFAULT_OUT.parent.is_dir():  # installed from a wheel: no docs/ beside it
+            print(
+                f"rules_doc: error: {DEFAULT_OUT.parent} is not a clone's docs/ folder; "
+                "give --out FILE",
+                file=sys.stderr,
+            )
+            return 2
+        args.out = DEFAULT_OUT
     page = render()
     try:
         if args.check:

@@ -31,3 +31,13 @@ def test_check_tells_a_stale_page_from_a_fresh_one(
     page.write_text(page.read_text().replace("| error", "| warning", 1))
     assert rules_doc.main(["--check", "--out", str(page)]) == 1
     assert "stale" in capsys.readouterr().err
+
+
+def test_outside_a_clone_it_asks_for_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Installed from a wheel, docs/ is not beside the package: no file is written there.
+    monkeypatch.setattr(rules_doc, "DEFAULT_OUT", tmp_path / "site-packages" / "docs" / "rules.md")
+    assert rules_doc.main([]) == 2
+    assert "give --out FILE" in capsys.readouterr().err
+    assert not (tmp_path / "site-packages").exists()
