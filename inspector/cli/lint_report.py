@@ -150,11 +150,12 @@ def write_junit(results: Sequence[FileResult], rules: dict[str, type[Rule]], out
         by_rule: dict[str, list[Reported]] = defaultdict(list)
         for v in result.violations:
             by_rule[v.rule].append(v)
-        names = sorted(set(rules) | set(by_rule))
+        # A file that could not be read checked no rule: its one test case is the read.
+        names = sorted(set(rules) | set(by_rule)) if result.error is None else []
         failures = sum(1 for name in names if by_rule.get(name))
         errors = 1 if result.error is not None else 0
         out.write(
-            f'  <testsuite name={quoteattr(result.path)} tests="{len(names)}" '
+            f'  <testsuite name={quoteattr(result.path)} tests="{len(names) + errors}" '
             f'failures="{failures}" errors="{errors}">\n'
         )
         if result.error is not None:

@@ -93,6 +93,18 @@ def test_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert int(suite.get("failures", "0")) >= 1
 
 
+def test_junit_of_a_file_it_could_not_read_claims_no_passing_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert main(["lint", "--format", "junit", str(empty)]) == 2
+    suite = ET.fromstring(capsys.readouterr().out).find("testsuite")
+    assert suite is not None
+    assert [c.get("name") for c in suite.findall("testcase")] == ["read"]
+    assert suite.get("tests") == "1" and suite.get("errors") == "1"
+
+
 def test_filters_and_fail_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = bad_capture(tmp_path)
     assert main(["lint", "--ignore", "jsonrpc.version", "--format", "json", str(path)]) in (0, 1)
