@@ -29,7 +29,7 @@ import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.inspector.records import Http, Msg, Record, Violation
 from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
 from mcpeek.rules.gate import Gate, plain_answer
@@ -44,8 +44,11 @@ SHOWN_ID_BRACKETS = 100  # an id (a JSON array or object) with more is not carri
 
 
 class Reported(msgspec.Struct):
-    """A violation as the engine reports it (the capture's ``violation`` record, plus
-    the context ``lint`` prints)."""
+    """A violation as the engine reports it: the one shape a finding has until it is
+    written down. It carries the capture's ``violation`` record (:meth:`record`) plus
+    the context ``lint``, the live flags and the pytest plugin print; the live-checks
+    worker sends it as it is, and the viewer and the proxy keep its :meth:`record`.
+    """
 
     rule: str
     severity: str
@@ -57,6 +60,17 @@ class Reported(msgspec.Struct):
     msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
     excerpt: str = ""
     conversation: str = ""
+
+    def record(self) -> Violation:
+        """The capture's ``violation`` record of this finding (the context stays out:
+        the capture holds the messages it came from)."""
+        return Violation(
+            rule=self.rule,
+            severity=self.severity,
+            msgs=self.msgs,
+            message=self.message,
+            spec=self.spec,
+        )
 
 
 class _Dispatch(NamedTuple):

@@ -17,7 +17,7 @@ import gzip
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -180,7 +180,7 @@ class CaptureReader:
         stop: Callable[[], bool] | None = None,
         poll_interval: float = 0.05,
         idle_timeout: float | None = None,
-    ) -> Iterator[Header | AnyRecord]:
+    ) -> Generator[Header | AnyRecord, None, None]:
         """The header, then every record: the order an Analyzer takes them in.
 
         :meth:`records` leaves the header in :attr:`header`, read with the first

@@ -11,7 +11,10 @@ and when the analysis ends are decided in one place:
   that a request left unanswered is reported live;
 * the analysis is finished at the end, and also when the user interrupts
   (Ctrl-C): what was read is judged. A capture that cannot be read raises
-  :class:`CaptureError` unfinished, for the caller to report.
+  :class:`CaptureError` unfinished, for the caller to report;
+* ``cancelled()``, asked before each record, abandons the run unfinished (a
+  viewer being quit, a proxy that will not wait): a long file must not keep
+  its reader busy once nobody wants the result.
 """
 
 from __future__ import annotations
@@ -43,23 +46,33 @@ def run_capture(
     stop: Callable[[], bool] | None = None,
     poll_interval: float = 0.05,
     each: Callable[[AnyRecord], None] | None = None,
-) -> None:
+    cancelled: Callable[[], bool] | None = None,
+) -> bool:
     """Feed ``analysis`` the header and every record of ``reader``'s capture, then finish it.
 
     ``follow`` keeps reading as the capture grows, until its ``exit`` event
     (with ``until_exit``) or until ``stop()`` returns true. ``each`` sees every
-    record (not the header) before the analysis does.
+    record (not the header) before the analysis does. Returns ``False`` when
+    ``cancelled()`` said so, before a record or while following: the analysis is
+    then left unfinished.
     """
     ended = False
+    gave_up = False
 
     def stop_following() -> bool:
+        nonlocal gave_up
+        if cancelled is not None and cancelled():
+            gave_up = True
+            return True
         if not ended:
             analysis.tick(time.time())
         return ended or (stop is not None and stop())
 
+    records = reader.stream(follow=follow, stop=stop_following, poll_interval=poll_interval)
     try:
-        records = reader.stream(follow=follow, stop=stop_following, poll_interval=poll_interval)
         for record in records:
+            if cancelled is not None and cancelled():
+                return False
             if type(record) is not Header:
                 if each is not None:
                     each(record)
@@ -69,4 +82,9 @@ def run_capture(
     except KeyboardInterrupt:
         analysis.finish()
         raise
+    finally:
+        records.close()  # the file now, not whenever the generator is collected
+    if gave_up:
+        return False
     analysis.finish()
+    return True

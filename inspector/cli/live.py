@@ -21,14 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.children import python_module_argv
 from mcpeek.inspector.proxy.console import Console
-from mcpeek.inspector.records import Violation
+
+if TYPE_CHECKING:
+    from mcpeek.rules.engine import Reported
 
 # Once the traffic is over, the worker gets this long to catch up: a client waits for
 # our exit (the MCP SDKs give a server about 2 s before they kill it), and lint
@@ -42,13 +44,6 @@ DONE = b"done\n"  # the traffic is over: check the capture to its end
 STOP = b"stop\n"  # stop now, say how far you got
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
-
-
-class _Finding(msgspec.Struct):
-    flow: str | None = None
-    violation: dict[str, object] | None = None
-    ready: bool = False
-    checked: int | None = None  # the worker's last line: how many records it checked
 
 
 class LiveChecks:
@@ -81,7 +76,6 @@ class LiveChecks:
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
         self._checked: int | None = None
-        self._decoder = msgspec.json.Decoder(_Finding)
 
     async def start(self) -> None:
         if not self.active:
@@ -103,43 +97,38 @@ class LiveChecks:
         self._reader = loop.create_task(self._read(self._ready))
 
     async def _read(self, ready: asyncio.Future[None]) -> None:
+        # Here, not at the top: a proxy without live checks never loads the rules.
+        from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, decoder
+
         assert self._process is not None and self._process.stdout is not None
+        decode = decoder().decode
         try:
             while line := await self._process.stdout.readline():
                 try:
-                    finding = self._decoder.decode(line)
+                    said = decode(line)
                 except msgspec.MsgspecError:
-                    continue
-                if finding.flow is not None:
-                    self._say(finding.flow)
-                elif finding.violation is not None:
-                    self._report(finding.violation)
-                elif finding.checked is not None:
-                    self._checked = finding.checked
-                elif finding.ready and not ready.done():
+                    continue  # not the worker's (a stray print): nothing to act on
+                if type(said) is FlowLine:
+                    self._say(said.line)
+                elif type(said) is Found:
+                    self._report(said.violation)
+                elif type(said) is Checked:
+                    self._checked = said.records
+                elif type(said) is Ready and not ready.done():
                     ready.set_result(None)
         finally:
             if not ready.done():  # a worker that died at start is no longer awaited
                 ready.set_result(None)
 
-    def _report(self, item: dict[str, object]) -> None:
-        from mcpeek.rules.engine import Reported, flag_line
+    def _report(self, reported: Reported) -> None:
+        from mcpeek.rules.engine import flag_line
 
-        reported = msgspec.convert(item, Reported)
         self.violations += 1
         printed = self._printed[reported.rule] = self._printed.get(reported.rule, 0) + 1
         if not self._writer.closed and self._writer.error is None:
             # A failed write stays in writer.error, for the proxy to report once.
             with contextlib.suppress(OSError):
-                self._writer.write(
-                    Violation(
-                        rule=reported.rule,
-                        severity=reported.severity,
-                        msgs=reported.msgs,
-                        message=reported.message,
-                        spec=reported.spec,
-                    )
-                )
+                self._writer.write(reported.record())
         if printed <= PRINTED_PER_RULE:
             self._say(flag_line(reported))
 

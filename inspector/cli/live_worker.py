@@ -2,8 +2,9 @@
 
 A proxy starts one worker beside itself. The worker follows the capture the
 proxy is writing (the capture file is the bus), runs the same Analyzer and
-rules as ``lint``, and writes one JSON line per finding to its stdout, which
-the proxy reads: ``{"flow": "<text line>"}`` or ``{"violation": {...}}``. The
+rules as ``lint`` (through the same loop, :func:`run_capture`), and writes
+one JSON line per finding to its stdout, which the proxy reads: a flow line or
+a violation, typed messages of :mod:`mcpeek.inspector.cli.live_protocol`. The
 proxy appends the violations to the capture and prints the lines on stderr.
 
 Running the analysis in its own process keeps it off the relay's path: a
@@ -15,8 +16,8 @@ than the relay.
 The proxy steers it with lines on its stdin (:class:`ProxyCommands`):
 ``done`` (the traffic is over: read the capture to its end, finish), ``stop``
 (stop at once: the proxy will not wait). Either way the worker ends with
-``{"checked": N}``, the number of records it checked. Its first line,
-``{"ready": true}``, says it runs. EOF on stdin without ``done`` means the
+:class:`Checked`, the number of records it checked. Its first line,
+:class:`Ready`, says it runs. EOF on stdin without ``done`` means the
 proxy is gone (killed): the worker stops without a word, as it does when its
 stdout breaks; nobody is left to read it, and the client's stderr is no
 place for noise.
@@ -38,8 +39,10 @@ from mcpeek.inspector import gctune
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
+from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.live import DONE, STOP
-from mcpeek.inspector.records import Violation
+from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, WorkerLine
+from mcpeek.inspector.records import Header, Record, Violation
 from mcpeek.inspector.views.flowline import FlowPrinter
 
 
@@ -94,52 +97,72 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+class _ProxyTraffic:
+    """The analysis, fed the proxy's traffic only: the ``violation`` records in the
+    capture are the proxy's, written from our own findings."""
+
+    def __init__(self, checks: GuardedAnalyzer) -> None:
+        self._checks = checks
+        self.checked = 0  # records checked, the header and the violations aside
+
+    def feed(self, record: Record) -> None:
+        if type(record) is Violation:
+            return
+        self._checks.feed(record)
+        self.checked += not isinstance(record, Header)
+
+    def tick(self, now: float) -> None:
+        self._checks.tick(now)
+
+    def finish(self) -> None:
+        self._checks.finish()
+
+
 def _check(args: argparse.Namespace) -> int:
     out: BinaryIO = sys.stdout.buffer
     encoder = msgspec.json.Encoder()
 
-    def send(item: dict[str, object]) -> None:
+    def send(item: WorkerLine) -> None:
         out.write(encoder.encode(item) + b"\n")
         out.flush()
 
     listeners: list[AnalysisListener] = []
     if args.flows:
-        listeners.append(FlowPrinter(lambda line: send({"flow": line})))
+        listeners.append(FlowPrinter(lambda line: send(FlowLine(line))))
     if not args.no_check:
         from mcpeek.rules.engine import RuleEngine
 
-        listeners.append(
-            RuleEngine(lambda v: send({"violation": msgspec.to_builtins(v)}), spec=args.spec)
-        )
-    analyzer = Analyzer(listeners)
+        listeners.append(RuleEngine(lambda v: send(Found(v)), spec=args.spec))
     proxy = ProxyCommands()
     threading.Thread(target=proxy.listen, args=(sys.stdin.buffer,), daemon=True).start()
-    reader = CaptureReader(args.capture)
-    checks = GuardedAnalyzer(
-        analyzer,
-        "the live checks",
-        "they go on, run mcpeek lint on the capture to check it again",
+    traffic = _ProxyTraffic(
+        GuardedAnalyzer(
+            Analyzer(listeners),
+            "the live checks",
+            "they go on, run mcpeek lint on the capture to check it again",
+        )
     )
-    send({"ready": True})
-    checked = 0
+    send(Ready())
     try:
-        for record in reader.records(follow=True, stop=proxy.done.is_set, poll_interval=0.02):
-            if proxy.stop.is_set():
-                break
-            if analyzer.header is None and reader.header is not None:
-                checks.feed(reader.header)
-            if not isinstance(record, Violation):  # the proxy's, from our own findings
-                checks.feed(record)
-                checked += 1
+        # Following ends when the proxy says "done" (after the end is read) or
+        # "stop" (at once, unfinished: end-of-session rules judge a whole session
+        # only); not at an exit event, after which an HTTP proxy may still write.
+        run_capture(
+            CaptureReader(args.capture),
+            traffic,
+            follow=True,
+            until_exit=False,
+            stop=proxy.done.is_set,
+            cancelled=proxy.stop.is_set,
+            poll_interval=0.02,
+        )
     except CaptureError as exc:
         if not proxy.gone:
             print(f"mcpeek: live checks stopped: {exc}", file=sys.stderr)
         return 1
     if proxy.gone:
         return 0
-    if not proxy.stop.is_set():
-        checks.finish()  # end-of-session rules judge a whole session only
-    send({"checked": checked})
+    send(Checked(traffic.checked))
     return 0
 
 

@@ -102,3 +102,34 @@ def test_following_also_stops_when_told(tmp_path: Path) -> None:
     analysis = Recording()
     run_capture(CaptureReader(path), analysis, follow=True, stop=stop, poll_interval=0.01)
     assert analysis.fed == ["Header", "Msg"] and polls[0] == 3 and analysis.finished == 1
+
+
+def test_a_cancelled_run_stops_before_the_next_record_and_is_not_finished(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    with CaptureWriter(path, transport="stdio", target=["srv"]) as writer:
+        for _ in range(5):
+            writer.write(Msg(dir="c2s", ch="stdio", raw=PING))
+    analysis = Recording()
+    done = run_capture(CaptureReader(path), analysis, cancelled=lambda: len(analysis.fed) >= 3)
+    assert done is False
+    assert analysis.fed == ["Header", "Msg", "Msg"] and analysis.finished == 0
+
+
+def test_a_cancelled_follow_stops_waiting_unfinished(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    writer = CaptureWriter(path, transport="stdio", target=["srv"])
+    writer.write(Msg(dir="c2s", ch="stdio", raw=PING))  # and no exit: it would wait for ever
+    quit_ = threading.Event()
+    threading.Timer(0.2, quit_.set).start()
+    analysis = Recording()
+    done = run_capture(
+        CaptureReader(path), analysis, follow=True, cancelled=quit_.is_set, poll_interval=0.01
+    )
+    writer.close()
+    assert done is False and analysis.fed == ["Header", "Msg"] and analysis.finished == 0
+
+
+def test_a_complete_run_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    CaptureWriter(path, transport="stdio", target=["srv"]).close()
+    assert run_capture(CaptureReader(path), Recording(), cancelled=lambda: False) is True

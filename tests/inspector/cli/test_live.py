@@ -4,7 +4,6 @@ at most ten flags per rule."""
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -14,19 +13,20 @@ import pytest
 from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli import live
+from mcpeek.inspector.cli.live_protocol import Checked, Ready, decoder
 from mcpeek.inspector.records import Violation
 from tests.conftest import mcpeek_argv, peer_argv
 
-READY = '{"ready": true}'
+READY = '{"k":"ready"}'
 # A worker that starts, then lags behind for ever: it checks 3 records, and only a
 # "stop" makes it say so. ``obeys`` False: it does not even hear the stop.
 LAGGING_WORKER = """
 import sys
 obeys = sys.argv[1] == "obeys"
-print('{"ready": true}', flush=True)
+print('{"k":"ready"}', flush=True)
 for line in sys.stdin:
     if line == "stop\\n" and obeys:
-        print('{"checked": 3}', flush=True)
+        print('{"k":"checked","records":3}', flush=True)
         break
 import time
 time.sleep(3600)
@@ -109,5 +109,36 @@ def test_the_workers_protocol_ends_with_how_many_records_it_checked(tmp_path: Pa
         capture_output=True,
         timeout=60,
     )
-    lines = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert lines[0] == json.loads(READY) and lines[-1] == {"checked": 0}  # violations aside
+    lines = [decoder().decode(line) for line in proc.stdout.splitlines()]
+    assert lines[0] == Ready() and lines[-1] == Checked(0)  # violations aside
+
+
+# A worker that reports one finding, typed as the real one does, then its count.
+REPORTING_WORKER = """
+import sys
+from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready
+from mcpeek.rules.engine import Reported
+import msgspec
+say = lambda m: print(msgspec.json.encode(m).decode(), flush=True)
+say(Ready())
+print("not the protocol: ignored", flush=True)
+say(FlowLine("a flow line"))
+say(Found(Reported(rule="jsonrpc.version", severity="error", msgs=[1], message="bad",
+                   spec="https://x", method="ping", msg_id=7, excerpt="{...}")))
+sys.stdin.readline()  # "done"
+say(Checked(1))
+"""
+
+
+def test_the_proxy_decodes_the_workers_typed_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        live, "python_module_argv", lambda module, *args: [sys.executable, "-c", REPORTING_WORKER]
+    )
+    said = finish_after(tmp_path, recorded=1)
+    assert said == ["a flow line", "ERROR jsonrpc.version ping id 7: bad  https://x"]
+    recorded = [r for r in read_records(tmp_path / "c.jsonl")[1] if isinstance(r, Violation)]
+    assert [(v.rule, v.msgs, v.message, v.spec) for v in recorded] == [
+        ("jsonrpc.version", [1], "bad", "https://x")
+    ]

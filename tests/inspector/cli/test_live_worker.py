@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.cli import live, live_worker
+from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, decoder
 from mcpeek.inspector.records import Msg
 from mcpeek.inspector.testing.records import RecordBuilder
 
@@ -33,9 +33,9 @@ def capture(tmp_path: Path) -> Path:
 def rules_of(out: str) -> set[tuple[str, int]]:
     found = set()
     for line in out.splitlines():
-        violation = json.loads(line).get("violation")
-        if violation is not None:
-            found.add((violation["rule"], violation["msgs"][-1]))
+        said = decoder().decode(line)
+        if isinstance(said, Found):
+            found.add((said.violation.rule, said.violation.msgs[-1]))
     return found
 
 
@@ -101,7 +101,7 @@ def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone:
         stderr=subprocess.PIPE,
     )
     assert worker.stdin is not None and worker.stdout is not None and worker.stderr is not None
-    assert json.loads(worker.stdout.readline()) == {"ready": True}
+    assert decoder().decode(worker.stdout.readline()) == Ready()
     worker.stdout.readline()  # it is checking
     if gone in ("stdin", "both"):
         worker.stdin.close()  # EOF, never "done": the proxy was killed
@@ -114,3 +114,28 @@ def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone:
     worker.stderr.close()
     if gone == "stdout":
         worker.stdin.close()
+
+
+def test_the_worker_speaks_typed_lines_and_a_violation_keeps_its_context(tmp_path: Path) -> None:
+    b = RecordBuilder()
+    b.raw('{"jsonrpc":"1.0","id":7,"method":"ping"}')
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcpeek.inspector.cli.live_worker",
+            "--flows",
+            str(b.save(tmp_path / "c.jsonl")),
+        ],
+        input=live.DONE,
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    said = [decoder().decode(line) for line in proc.stdout.splitlines()]
+    assert said[0] == Ready() and said[-1] == Checked(1)
+    assert any(isinstance(s, FlowLine) and "ping" in s.line for s in said)
+    found = [s.violation for s in said if isinstance(s, Found)]
+    version = next(v for v in found if v.rule == "jsonrpc.version")
+    assert (version.method, version.msg_id, version.msgs) == ("ping", 7, [1])
+    assert '"id":7' in version.excerpt
