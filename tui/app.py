@@ -30,7 +30,8 @@ from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.column_header import ColumnHeader
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import FlowList
-from mcpeek.tui.loader import SessionUpdated, load_into, recheck
+from mcpeek.tui.loader import SessionUpdated, load_into
+from mcpeek.tui.recheck import recheck
 from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView
 

@@ -11,28 +11,27 @@ app sets once the update is on screen: the loader waits for it (briefly), so
 a loader thread busy with a million records cannot starve the UI thread of
 the GIL and leave the first screen unpainted.
 
-:func:`recheck` runs ``mcpeek lint`` on a complete capture in a separate
-process (a second core, and exactly the findings lint would print) and
-returns its violations.
+Both read through :func:`~mcpeek.inspector.capture.run.run_capture`, the loop
+``lint`` reads with; :func:`~mcpeek.tui.recheck.recheck` then checks a loaded
+capture again with every rule.
 """
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import msgspec
 from textual.message import Message
 
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
-from mcpeek.inspector.children import mcpeek_argv
-from mcpeek.inspector.records import AnyRecord, Violation
+from mcpeek.inspector.capture.run import run_capture
+from mcpeek.inspector.records import AnyRecord, Record
 from mcpeek.inspector.views.session import SessionModel
 
 FIRST_BATCH = 2000  # records before the first screen is drawn
+BATCH = 256  # records handed to the model at once
 INTERVAL = 0.1  # seconds between updates while following a live capture
 BULK_INTERVAL = 0.4  # while reading what a file already holds: more time for reading
 LIVE_WINDOW = 10.0  # a capture modified this recently may still be growing
@@ -97,112 +96,86 @@ def load_into(
     follow: bool,
     cancelled: Callable[[], bool],
 ) -> str | None:
-    """Read the capture into ``model``; returns a user-facing error or ``None``."""
+    """Read the capture into ``model``; returns a user-facing error or ``None``.
+
+    The one capture loop (:func:`run_capture`) reads; :class:`_Batches` hands
+    its records on to the model in batches. Following stops at the proxy's
+    ``exit`` event; ``cancelled`` (the viewer quitting) stops it at once.
+    """
     reader = CaptureReader(model.path)
-    batch: list[AnyRecord] = []
-    last = time.monotonic()
-    shown = False  # the first screen has been drawn
-    seen = [0]  # records at the last update
-    interval = BULK_INTERVAL
-
-    def drain() -> None:
-        if model.header is None and reader.header is not None:
-            model.feed([reader.header])
-        if batch:
-            model.feed(batch)
-            batch.clear()
-
-    def flush() -> None:
-        nonlocal last, shown
-        drain()
-        if shown and model.records == seen[0]:
-            return  # nothing new since the last update
-        seen[0] = model.records
-        progress.bytes_read = reader.bytes_read
-        model.problems = reader.problems
-        shown_event = notify()
-        if shown_event is not None:
-            shown_event.wait(UI_WAIT)
-        last = time.monotonic()
-        shown = True
-
-    def stop() -> bool:  # at the end of the file, in follow mode, between polls
-        nonlocal interval
-        interval = INTERVAL  # caught up: now updates should be prompt
-        flush()
-        if not model.ended:
-            model.analyzer.tick(time.time())
-        return cancelled() or model.ended
-
+    batches = _Batches(model, reader, progress, notify)
     try:
-        for record in reader.records(follow=follow, stop=stop):
-            batch.append(record)
-            if len(batch) < 256:
-                continue
-            drain()
-            if cancelled():
-                return None
-            if time.monotonic() - last >= interval or (not shown and model.records >= FIRST_BATCH):
-                flush()
-        drain()
+        run_capture(reader, batches, follow=follow, cancelled=cancelled)
     except CaptureError as exc:
         return str(exc)
     except OSError as exc:
         return f"{model.path}: {exc}"
-    model.finish()
-    progress.bytes_read = progress.size = max(reader.bytes_read, progress.size)
-    seen[0] = -1  # the last update always goes out: it says the loading is over
-    flush()
     return None
 
 
-def recheck(
-    path: Path, cancelled: Callable[[], bool] = lambda: False, timeout: float = 3600.0
-) -> list[Violation] | None:
-    """Every violation ``mcpeek lint`` finds in the capture (``None`` if it failed or
-    was cancelled: quitting the viewer must not wait for a long lint)."""
-    try:
-        proc = subprocess.Popen(
-            mcpeek_argv("lint", "--format", "json", str(path)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError:
-        return None
-    deadline = time.monotonic() + timeout
-    out = b""
-    while True:
-        try:
-            out, _ = proc.communicate(timeout=0.25)  # keeps reading: the pipe never fills
-            break
-        except subprocess.TimeoutExpired:
-            if cancelled() or time.monotonic() > deadline:
-                proc.kill()
-                proc.communicate()
-                return None
-    if proc.returncode not in (0, 1):
-        return None
-    found: list[Violation] = []
-    for line in out.splitlines():
-        try:
-            found.append(msgspec.json.decode(line, type=_LintLine).violation())
-        except msgspec.MsgspecError:
-            continue
-    return found
+class _Batches:
+    """The model as :func:`run_capture`'s analysis: records are fed to it in batches
+    (one lock-free append per record, one model update per batch), and the UI is
+    told at most every ``interval`` seconds."""
 
+    def __init__(
+        self,
+        model: SessionModel,
+        reader: CaptureReader,
+        progress: Progress,
+        notify: Callable[[], threading.Event | None],
+    ) -> None:
+        self._model = model
+        self._reader = reader
+        self._progress = progress
+        self._notify = notify
+        self._batch: list[AnyRecord] = []
+        self._last = time.monotonic()
+        self._shown = False  # the first screen has been drawn
+        self._seen = 0  # records at the last update
+        self._interval = BULK_INTERVAL
 
-class _LintLine(msgspec.Struct):
-    rule: str
-    severity: str
-    message: str
-    msgs: list[int]
-    spec: str = ""
+    def feed(self, record: Record) -> None:
+        batch = self._batch
+        batch.append(record)  # type: ignore[arg-type]  # (a record of the capture)
+        if len(batch) < BATCH:
+            return
+        self._drain()
+        if time.monotonic() - self._last >= self._interval or (
+            not self._shown and self._model.records >= FIRST_BATCH
+        ):
+            self._flush()
 
-    def violation(self) -> Violation:
-        return Violation(
-            rule=self.rule,
-            severity=self.severity,
-            msgs=self.msgs,
-            message=self.message,
-            spec=self.spec,
-        )
+    def tick(self, now: float) -> None:
+        """At the end of what a followed capture holds, between polls."""
+        self._interval = INTERVAL  # caught up: now updates should be prompt
+        self._flush()
+        if not self._model.ended:
+            self._model.analyzer.tick(now)
+
+    def finish(self) -> None:
+        self._drain()
+        self._model.finish()
+        progress = self._progress
+        progress.bytes_read = progress.size = max(self._reader.bytes_read, progress.size)
+        self._seen = -1  # the last update always goes out: it says the loading is over
+        self._flush()
+
+    def _drain(self) -> None:
+        if self._batch:
+            self._model.feed(self._batch)
+            self._batch = []
+
+    def _flush(self) -> None:
+        self._drain()
+        model = self._model
+        if self._shown and model.records == self._seen:
+            return  # nothing new since the last update
+        self._seen = model.records
+        self._progress.bytes_read = self._reader.bytes_read
+        model.problems = self._reader.problems
+        shown_event = self._notify()
+        if shown_event is not None:
+            shown_event.wait(UI_WAIT)
+        self._last = time.monotonic()
+        self._shown = True

@@ -136,11 +136,11 @@ def test_http_runs_its_checks_not_the_working_directorys_code(
     assert "jsonrpc.version" in rules_recorded(capture)
 
 
-def test_the_viewers_recheck_runs_lint_not_the_working_directorys_code(
+def test_the_viewers_recheck_runs_no_code_from_the_working_directory(
     hostile: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcpeek.inspector.testing.records import RecordBuilder
-    from mcpeek.tui.loader import recheck
+    from mcpeek.tui.recheck import recheck
 
     builder = RecordBuilder()
     builder.raw(BAD_PING.decode().strip())
