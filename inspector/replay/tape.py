@@ -1,14 +1,19 @@
-"""The record of a mock session: numbered records for ``-w`` and the live checks.
+"""A mock's or a replay's session as capture records: for ``-w`` and for the checks.
 
-The mock's front ends describe what crossed their wire with the same
-records a proxy writes (``msg`` in both directions, ``http`` exchanges,
-``event``), so a mock session's capture reads like any other, and the same
-Analyzer and rules check the client under test. :class:`Tape` numbers and
-stamps each record, appends it to a :class:`CaptureWriter` when one is
-given, and feeds an Analyzer with the listeners given (the CLI passes the
-rule engine: the core never imports ``rules``). :meth:`Tape.direction` says
-which side sent a numbered record, so a violation can be told to be the
-client's.
+``serve`` (the mock's front ends) and ``replay`` (its transports) describe
+what crossed their wire with the same records a proxy writes (``msg`` in
+both directions, ``http`` exchanges, ``stderr``, ``event``), so their
+session's capture reads like any other, and the same Analyzer and rules
+check it as ``lint`` would check the file. :class:`Tape` numbers and stamps
+each record (through the :class:`CaptureWriter` when one is given), and
+feeds an Analyzer with the listeners given (the CLI passes the rule engine:
+the core never imports ``rules``).
+
+A failed write ends the capture, never the session: the error waits in
+:attr:`Tape.error` for the command to report. :meth:`Tape.direction` says
+which side sent a numbered record, so that a violation (whose ``msgs`` end
+with the offending record) can be told apart: the client's (``serve``,
+the pytest plugin) or the server's (``replay``).
 """
 
 from __future__ import annotations
@@ -19,51 +24,77 @@ from typing import Any
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
-from mcpeek.inspector.capture.writer import CaptureWriter
-from mcpeek.inspector.records import Direction, Event, Header, Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.capture.writer import CaptureWriter, utc_timestamp
+from mcpeek.inspector.records import (
+    Direction,
+    Event,
+    Header,
+    Http,
+    Msg,
+    SeqRecord,
+    text_fields,
+)
 
 
 class Tape:
     def __init__(
         self,
-        *,
         transport: str = "stdio",
+        target: list[str] | str = "mcpeek serve",
+        *,
         writer: CaptureWriter | None = None,
         listeners: Sequence[AnalysisListener] = (),
     ) -> None:
         self.transport = transport
         self.writer = writer
-        # The client's checks: a bug in them is told once and never stops the mock.
-        self._checks = GuardedAnalyzer(Analyzer(listeners), "the checks") if listeners else None
+        # The analysis sees the header the capture has, so that the file and the
+        # live checks agree.
+        self.header = (
+            writer.header
+            if writer is not None
+            else Header(created=utc_timestamp(), transport=transport, target=target)
+        )
+        # The checks: a bug in them is told once and never stops the session.
+        self._checks = (
+            GuardedAnalyzer(Analyzer(list(listeners)), "the checks") if listeners else None
+        )
         if self._checks is not None:
-            self._checks.analyzer.feed(Header(transport=transport, target="mcpeek serve"))
+            self._checks.feed(self.header)
+        self.error: str | None = None  # why the capture file could not be written
         self._seq = 0
         self._directions: dict[int, str] = {}
         self.closed = False
 
+    # -- what crossed the wire ---------------------------------------------------------
     def msg(self, direction: Direction, data: bytes, ch: str = "stdio") -> None:
         raw, raw_b64 = text_fields(data)
-        self._add(Msg(dir=direction, ch=ch, raw=raw, raw_b64=raw_b64), direction)
+        self.emit(Msg(dir=direction, ch=ch, raw=raw, raw_b64=raw_b64))
 
     def http(self, x: str, phase: str, **fields: Any) -> None:
-        direction = "c2s" if phase == "request" else "s2c"
-        self._add(Http(x=x, phase=phase, **fields), direction)  # type: ignore[arg-type]
+        self.emit(Http(x=x, phase=phase, **fields))  # type: ignore[arg-type]
 
     def event(self, name: str, **fields: Any) -> None:
-        self._add(Event(event=name, **fields), None)
+        self.emit(Event(event=name, **fields))
 
-    def _add(self, record: SeqRecord, direction: str | None) -> None:
+    def emit(self, record: SeqRecord) -> None:
+        """Number, stamp, write and check one record (a write error stops the file only)."""
         if self.closed:
-            return
-        record.t = round(time.time(), 6)
-        if self.writer is not None:
-            self.writer.write(record)  # numbers it
+            return  # late traffic of a session already ended
+        record.t = record.t or round(time.time(), 6)
+        if self.writer is not None and self.error is None:
+            try:
+                self.writer.write(record)  # numbers it
+            except OSError as exc:  # the session goes on; the capture ends here
+                self.error = f"cannot write the capture {self.writer.path}: {exc}"
+                record.seq = self._seq + 1  # from here on, the tape numbers
             self._seq = record.seq
         else:
             self._seq += 1
             record.seq = self._seq
-        if direction is not None:
-            self._directions[record.seq] = direction
+        if isinstance(record, Msg):
+            self._directions[record.seq] = record.dir
+        elif isinstance(record, Http):
+            self._directions[record.seq] = "c2s" if record.phase == "request" else "s2c"
         if self._checks is not None:
             self._checks.feed(record)
 
@@ -75,8 +106,11 @@ class Tape:
         """The session ended: the analysis ends its open flows, the capture closes."""
         if self.closed:
             return
-        if self._checks is not None:
-            self._checks.analyzer.finish()
         self.closed = True
+        if self._checks is not None:
+            self._checks.finish()
         if self.writer is not None:
-            self.writer.close()
+            try:
+                self.writer.close()
+            except OSError as exc:
+                self.error = self.error or f"cannot write the capture {self.writer.path}: {exc}"

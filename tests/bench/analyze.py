@@ -214,14 +214,10 @@ if mode == "baseline":
             decode(wire_bytes(record)); n += 1
 elif mode == "stream":
     from mcpeek.inspector.analysis import Analyzer
-    analyzer = Analyzer()
-    reader = CaptureReader(path)
-    for record in reader.records():
-        if analyzer.header is None:
-            analyzer.feed(reader.header)
-        analyzer.feed(record)
-        n += isinstance(record, Msg)
-    analyzer.finish()
+    from mcpeek.inspector.capture.run import run_capture
+    counted = [0]
+    run_capture(CaptureReader(path), Analyzer(), each=lambda r: counted.__setitem__(0, counted[0] + isinstance(r, Msg)))
+    n = counted[0]
 elif mode == "load":
     from mcpeek import inspector
     capture = inspector.load(path)

@@ -174,9 +174,7 @@ def load_prefix(path: Path, messages: int) -> tuple[list[Record], int]:
     reader = CaptureReader(path)
     out: list[Record] = []
     n = 0
-    for record in reader.records():
-        if not out and reader.header is not None:
-            out.append(reader.header)
+    for record in reader.stream():  # the header first
         out.append(record)
         if isinstance(record, Msg):
             n += 1

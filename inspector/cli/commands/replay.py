@@ -201,8 +201,8 @@ class _Session:
         from mcpeek.inspector.replay.credentials import CredentialPolicy
         from mcpeek.inspector.replay.replay import Replayer, ReplayError
         from mcpeek.inspector.replay.replay_http import HttpTransport
-        from mcpeek.inspector.replay.replay_record import SessionTape
         from mcpeek.inspector.replay.replay_stdio import StdioTransport
+        from mcpeek.inspector.replay.tape import Tape
         from mcpeek.rules.engine import RuleEngine
 
         args = self.args
@@ -216,7 +216,7 @@ class _Session:
             )
         found: list[Reported] = []
         listeners = [] if args.no_check else [RuleEngine(found.append)]
-        tape = SessionTape(transport_name, target, writer=writer, listeners=listeners)
+        tape = Tape(transport_name, target, writer=writer, listeners=listeners)
         transport: HttpTransport | StdioTransport
         if args.url:
             transport = HttpTransport(
@@ -239,7 +239,7 @@ class _Session:
                 writer.discard()  # the server never started: nothing worth a capture
             raise UsageError(str(exc)) from None
         finally:
-            tape.finish()
+            tape.close()
             if tape.error is not None:
                 print(f"mcpeek: {tape.error}", file=sys.stderr)
         closed: str | None = None
@@ -249,7 +249,7 @@ class _Session:
                 raise UsageError(_went_away(transport, reason, " before answering anything"))
             closed = _went_away(transport, reason)
             self.notes.append(f"{closed} during the replay")
-        violations = [v for v in found if tape.side(v.msgs) == "s2c"]
+        violations = [v for v in found if v.msgs and tape.direction(v.msgs[-1]) == "s2c"]
         return self._report(live, violations, closed)
 
     def _report(

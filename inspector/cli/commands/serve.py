@@ -164,6 +164,8 @@ class ServeCommand(Command):
             raise UsageError(f"{where}: {exc.strerror or exc}") from None
         finally:
             tape.close()
+            if tape.error is not None:
+                say(tape.error, force=True)
         if args.strict and checks.found:
             say(f"--strict: the client broke {len(checks.found)} rule(s):", force=True)
             for line in checks.found:
