@@ -215,9 +215,9 @@ if mode == "baseline":
 elif mode == "stream":
     from mcpeek.inspector.analysis import Analyzer
     from mcpeek.inspector.capture.run import run_capture
-    counted = [0]
-    run_capture(CaptureReader(path), Analyzer(), each=lambda r: counted.__setitem__(0, counted[0] + isinstance(r, Msg)))
-    n = counted[0]
+    seen = []
+    run_capture(CaptureReader(path), Analyzer(), each=lambda r: type(r) is Msg and seen.append(1))
+    n = len(seen)
 elif mode == "load":
     from mcpeek import inspector
     capture = inspector.load(path)
