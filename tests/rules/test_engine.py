@@ -59,3 +59,31 @@ def test_dispatch_by_kind_and_direction_and_shared_lazy_decodes() -> None:
         ("result", "s2c", {"name": "a"}),
         ("request", "s2c", None),
     ]
+
+
+def test_a_finding_becomes_the_captures_violation_record_without_its_context() -> None:
+    import msgspec
+
+    from mcpeek.inspector.records import AnyRecord, Violation
+    from mcpeek.rules.engine import Reported
+
+    b = RecordBuilder()
+    b.raw('{"jsonrpc":"1.0","id":7,"method":"ping"}')
+    found: list[Reported] = []
+    analyzer = Analyzer([RuleEngine(found.append)])
+    for record in b.records:  # the header first
+        analyzer.feed(record)
+    analyzer.finish()
+    reported = next(v for v in found if v.rule == "jsonrpc.version")
+    assert (reported.method, reported.msg_id) == ("ping", 7)
+    record = reported.record()
+    assert record == Violation(
+        rule=reported.rule,
+        severity=reported.severity,
+        msgs=reported.msgs,
+        message=reported.message,
+        spec=reported.spec,
+    )
+    line = msgspec.json.decode(msgspec.json.encode(record))
+    assert set(line) == {"k", "rule", "severity", "msgs", "message", "spec"}  # the format's
+    assert msgspec.json.decode(msgspec.json.encode(record), type=AnyRecord) == record
