@@ -139,3 +139,38 @@ def test_the_worker_speaks_typed_lines_and_a_violation_keeps_its_context(tmp_pat
     version = next(v for v in found if v.rule == "jsonrpc.version")
     assert (version.method, version.msg_id, version.msgs) == ("ping", 7, [1])
     assert '"id":7' in version.excerpt
+
+
+def test_a_request_left_unanswered_is_reported_while_the_worker_follows(tmp_path: Path) -> None:
+    """The worker follows through run_capture, whose clock ticks while it waits: the
+    flag comes before the proxy says done."""
+    import threading
+    import time
+
+    from mcpeek.inspector.capture import CaptureWriter
+
+    path = tmp_path / "c.jsonl"
+    long_ago = time.time() - 600  # past any timeout
+    with CaptureWriter(path, transport="stdio", target=["s"]) as writer:
+        writer.write(
+            Msg(dir="c2s", ch="stdio", raw='{"jsonrpc":"2.0","id":2,"method":"ping"}', t=long_ago)
+        )
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    guard = threading.Timer(60, worker.kill)  # a worker that never says it fails, not hangs
+    guard.start()
+    try:
+        said = [decoder().decode(worker.stdout.readline()) for _ in range(2)]
+    finally:
+        guard.cancel()
+        worker.stdin.write(live.DONE)
+        worker.stdin.close()
+        worker.stdout.read()
+        worker.stdout.close()
+        worker.wait(timeout=60)
+    assert said[0] == Ready()
+    assert isinstance(said[1], Found) and said[1].violation.rule == "request.unanswered"
