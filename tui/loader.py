@@ -27,7 +27,7 @@ from textual.message import Message
 
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.records import AnyRecord, Record
+from mcpeek.inspector.records import Record
 from mcpeek.inspector.views.session import SessionModel
 
 FIRST_BATCH = 2000  # records before the first screen is drawn
@@ -129,7 +129,7 @@ class _Batches:
         self._reader = reader
         self._progress = progress
         self._notify = notify
-        self._batch: list[AnyRecord] = []
+        self._batch: list[Record] = []
         self._last = time.monotonic()
         self._shown = False  # the first screen has been drawn
         self._seen = 0  # records at the last update
@@ -137,7 +137,7 @@ class _Batches:
 
     def feed(self, record: Record) -> None:
         batch = self._batch
-        batch.append(record)  # type: ignore[arg-type]  # (a record of the capture)
+        batch.append(record)
         if len(batch) < BATCH:
             return
         self._drain()

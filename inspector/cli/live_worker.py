@@ -6,6 +6,8 @@ rules as ``lint`` (through the same loop, :func:`run_capture`), and writes
 one JSON line per finding to its stdout, which the proxy reads: a flow line or
 a violation, typed messages of :mod:`mcpeek.inspector.cli.live_protocol`. The
 proxy appends the violations to the capture and prints the lines on stderr.
+While it waits for more traffic, the analysis's clock ticks, so that a
+request left unanswered is flagged while the session runs.
 
 Running the analysis in its own process keeps it off the relay's path: a
 burst of traffic costs the worker time, never the relayed bytes, and the

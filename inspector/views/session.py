@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.records import AnyRecord, Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -100,7 +100,7 @@ class SessionModel(AnalysisListener):
         self.listening: str | None = None  # an HTTP proxy's own address (its listen event)
 
     # -- feeding (loader thread) -------------------------------------------------
-    def feed(self, records: Iterable[AnyRecord]) -> None:
+    def feed(self, records: Iterable[Record]) -> None:
         analyzer = self.analyzer
         for record in records:
             if isinstance(record, Header):
