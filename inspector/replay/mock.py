@@ -135,14 +135,7 @@ class MockServer:
     ) -> MockServer:
         """Raises ``CaptureError``, ``PointerError`` or :class:`ServeError` (all ``ValueError``
         or ``Exception`` with a user-facing ``str()``)."""
-        reader = CaptureReader(path)
-        records: list[AnyRecord] = []
-        for record in reader.records():
-            if not records and reader.header is not None:
-                records.append(reader.header)
-            records.append(record)
-        if not records and reader.header is not None:
-            records.append(reader.header)
+        records: list[AnyRecord] = list(CaptureReader(path).stream())  # the header first
         return cls.from_records(records, ignore=ignore, timing=timing, on_miss=on_miss)
 
     @property
