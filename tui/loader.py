@@ -11,8 +11,8 @@ app sets once the update is on screen: the loader waits for it (briefly), so
 a loader thread busy with a million records cannot starve the UI thread of
 the GIL and leave the first screen unpainted.
 
-Both read through :func:`~mcpeek.inspector.capture.run.run_capture`, the loop
-``lint`` reads with; :func:`~mcpeek.tui.recheck.recheck` then checks a loaded
+It reads through :func:`~mcpeek.inspector.capture.run.run_capture`, the loop
+``lint`` reads with, as :func:`~mcpeek.tui.recheck.recheck` does when it checks a loaded
 capture again with every rule.
 """
 

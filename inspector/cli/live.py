@@ -30,6 +30,7 @@ from mcpeek.inspector.children import python_module_argv
 from mcpeek.inspector.proxy.console import Console
 
 if TYPE_CHECKING:
+    from mcpeek.inspector.cli.live_protocol import WorkerLine
     from mcpeek.rules.engine import Reported
 
 # Once the traffic is over, the worker gets this long to catch up: a client waits for
@@ -83,6 +84,12 @@ class LiveChecks:
         if not self._writer.path.is_file():  # e.g. /dev/full: nothing a worker can follow
             self._say("live checks need a capture file; run mcpeek lint on a saved capture")
             return
+        # The worker's protocol carries the engine's findings, so it loads the rules:
+        # here, before the relay starts, rather than at the first flag, mid-traffic;
+        # and not at the top, so that a proxy without live checks never loads them.
+        from mcpeek.inspector.cli.live_protocol import decoder
+
+        decode = decoder().decode
         try:
             self._process = await asyncio.create_subprocess_exec(
                 *python_module_argv("mcpeek.inspector.cli.live_worker", *self._args),
@@ -94,14 +101,14 @@ class LiveChecks:
             return
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
-        self._reader = loop.create_task(self._read(self._ready))
+        self._reader = loop.create_task(self._read(self._ready, decode))
 
-    async def _read(self, ready: asyncio.Future[None]) -> None:
-        # Here, not at the top: a proxy without live checks never loads the rules.
-        from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, decoder
+    async def _read(
+        self, ready: asyncio.Future[None], decode: Callable[[bytes], WorkerLine]
+    ) -> None:
+        from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready
 
         assert self._process is not None and self._process.stdout is not None
-        decode = decoder().decode
         try:
             while line := await self._process.stdout.readline():
                 try:

@@ -142,3 +142,12 @@ def test_the_proxy_decodes_the_workers_typed_lines(
     assert [(v.rule, v.msgs, v.message, v.spec) for v in recorded] == [
         ("jsonrpc.version", [1], "bad", "https://x")
     ]
+
+
+def test_a_proxy_loads_the_rules_only_when_it_starts_live_checks() -> None:
+    code = (
+        "import sys, mcpeek.inspector.cli.live, mcpeek.inspector.cli.commands.stdio\n"
+        "print(any(m == 'mcpeek.rules' or m.startswith('mcpeek.rules.') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
