@@ -65,3 +65,35 @@ def test_fields_comments_bom_and_unfinished_event() -> None:
     assert parser.comments == 1
     events, leftover = parser.finish()
     assert events == [] and leftover == b"data: half"
+
+
+def test_a_cr_at_the_end_of_a_chunk_ends_its_line_at_once() -> None:
+    # An event whose blank line is a CR that ends the chunk is the server's last
+    # word for now: it must be recorded now, not when (if ever) more bytes come.
+    parser = SseParser()
+    assert [e.data for e in parser.feed(b"data: a\r\r")] == [b"a"]
+    assert [e.data for e in parser.feed(b"\ndata: b\r")] == []  # the LF of a CRLF: no line
+    assert [e.data for e in parser.feed(b"\n\r\n")] == [b"b"]
+    assert parser.finish() == ([], b"")
+
+
+def test_a_big_event_in_small_chunks_is_read_once() -> None:
+    # 8 MiB in 2 KiB chunks: a parser that re-scanned or re-copied what it holds
+    # at each chunk would go through 16 GB here (minutes); this one reads each
+    # byte once, and holds the line's pieces and then the value, not more.
+    import tracemalloc
+
+    size, piece = 8 << 20, 2048
+    stream = b"event: message\ndata: " + b"y" * size + b"\n\n"
+    parser = SseParser()
+    got = []
+    tracemalloc.start()
+    try:
+        for at in range(0, len(stream), piece):
+            got += parser.feed(stream[at : at + piece])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(len(e.data), e.event) for e in got] == [(size, "message")]
+    assert got[0].data == b"y" * size
+    assert peak < 2.2 * size
