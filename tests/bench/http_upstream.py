@@ -9,7 +9,12 @@ JSON-RPC request POSTed to it:
 * ``POST …/json``: ``200 application/json`` with a ~210-byte result;
 * ``POST …/sse``: ``200 text/event-stream`` with two events, written
   separately: a ``notifications/progress`` for the request's progress token,
-  then the same ~210-byte result.
+  then the same ~210-byte result;
+* ``POST …/big``: ``200 application/json``, a result as big as the request
+  (a 16 MB request gets a 16 MB answer), for the big-message benchmark;
+* ``POST …/bigsse?size=N``: one SSE event whose result holds N bytes of text;
+* ``POST …/stream?n=N``: N small SSE events (progress notifications), then
+  the result: a long stream of small messages.
 
 The request id and progress token are cut out of the body with byte
 searches (no JSON parsing), so the server costs the same whether it sits
@@ -69,9 +74,14 @@ async def handle(request: web.Request) -> web.StreamResponse:
     ident = _value(body, ID_KEY)
     if ident is None:  # a notification (or a response)
         return web.Response(status=202)
+    if request.path.endswith("/big"):
+        pad = b"y" * max(len(body) - 200, 0)
+        return web.Response(body=big_result(ident, pad), content_type="application/json")
+    token = _value(body, TOKEN_KEY) or ident
+    if request.path.endswith(("/bigsse", "/stream")):
+        return await stream(request, ident, token)
     if not request.path.endswith("/sse"):
         return web.Response(body=result(ident), content_type="application/json")
-    token = _value(body, TOKEN_KEY) or ident
     response = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
     )
@@ -82,8 +92,34 @@ async def handle(request: web.Request) -> web.StreamResponse:
     return response
 
 
+def big_result(ident: bytes, pad: bytes) -> bytes:
+    return b"".join((RESULT_HEAD, ident, RESULT_MID, pad, RESULT_TAIL))
+
+
+async def stream(request: web.Request, ident: bytes, token: bytes) -> web.StreamResponse:
+    """One big event (``/bigsse``) or many small ones before the result (``/stream``)."""
+    response = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+    )
+    await response.prepare(request)
+    if request.path.endswith("/stream"):
+        n = int(request.query.get("n", "1000"))
+        tail = b',"progress":%d,"total":' + b"%d" % n + b"}}\n\n"
+        head = PROGRESS_HEAD + token
+        for start in range(0, n, 1000):  # progress increases, as the spec wants
+            await response.write(
+                b"".join(head + tail % i for i in range(start, min(start + 1000, n)))
+            )
+        pad = TEXT
+    else:
+        pad = b"y" * int(request.query.get("size", str(16 << 20)))
+    await response.write(b"".join((b"event: message\ndata: ", big_result(ident, pad), b"\n\n")))
+    await response.write_eof()
+    return response
+
+
 async def serve(port: int) -> None:
-    app = web.Application()
+    app = web.Application(client_max_size=1 << 30)
     app.router.add_route("*", "/{tail:.*}", handle)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
