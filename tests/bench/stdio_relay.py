@@ -92,9 +92,9 @@ def slices(blob: bytes, size: int = WRITE_SLICE) -> Iterator[memoryview]:
         yield view[i : i + size]
 
 
-def big_messages(first: int, count: int) -> Iterator[bytes]:
+def big_messages(first: int, count: int, size: int = BIG) -> Iterator[bytes]:
     for i in range(first, first + count):
-        yield request(i, BIG)
+        yield request(i, size)
 
 
 # -- /proc helpers -----------------------------------------------------------------
@@ -421,12 +421,12 @@ def measure_throughput(proxied: bool, workdir: Path, n: int) -> Side:
     return Side(n / seconds, cpu, ex)
 
 
-def measure_big(proxied: bool, workdir: Path, n: int) -> Side:
+def measure_big(proxied: bool, workdir: Path, n: int, size: int = BIG) -> Side:
     label = "big-proxied" if proxied else "big-direct"
     seconds, cpu, ex = run_pipelined(
-        proxied, workdir, label, lambda first: big_messages(first, n), n, BIG
+        proxied, workdir, label, lambda first: big_messages(first, n, size), n, size
     )
-    return Side(n * BIG / seconds / 1e6, cpu, ex)
+    return Side(n * size / seconds / 1e6, cpu, ex)
 
 
 def measure_latency(proxied: bool, workdir: Path, n: int) -> Side:
@@ -462,6 +462,26 @@ def measure_rss(workdir: Path, n: int) -> tuple[Side, Connection]:
     return side, conn
 
 
+def huge_lines(mib: int, n: int) -> int:
+    """[5] ``n`` single-line messages of ``mib`` MiB each way: time and peak RSS."""
+    size = mib << 20
+    say(f"\n[5] pipelined {mib} MiB single-line messages, {n} requests (+ as many responses)")
+    sides = {}
+    with tempfile.TemporaryDirectory(prefix="mcpeek-bench-") as tmp:
+        for proxied in (False, True):
+            side = sides[proxied] = measure_big(proxied, Path(tmp), n, size)
+            name = "proxied" if proxied else "direct "
+            say(f"  {name}: {side.value:8.1f} MB/s   {side.cpu.describe() if side.cpu else ''}")
+            say(f"           {exit_line(side.exit)}")
+    ratio = sides[False].value / sides[True].value
+    hwm = sides[True].exit.vm_hwm_kb / 1024 if sides[True].exit else 0.0
+    say(
+        f"  time proxied/direct: {ratio:.1f}x; mcpeek peak RSS {hwm:.1f} MB "
+        f"(target 60 + 3 x {mib} = {60 + 3 * mib} MB)"
+    )
+    return 0
+
+
 # -- reporting -----------------------------------------------------------------------
 
 
@@ -481,7 +501,17 @@ def exit_line(ex: Exit | None) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller counts (a quick look)")
+    parser.add_argument(
+        "--huge",
+        type=int,
+        default=16,
+        metavar="MIB",
+        help="also relay a few single-line messages of this many MiB (0: not)",
+    )
+    parser.add_argument("--only-huge", action="store_true", help="measure only the huge lines")
     args = parser.parse_args()
+    if args.only_huge:
+        return huge_lines(args.huge, 4 if args.quick else 8)
     quick = args.quick
     n_small = 20_000 if quick else 200_000
     n_rtt = 1_000 if quick else 5_000
@@ -622,6 +652,8 @@ def main() -> int:
         f"p50 {lat[True].extra['p50']:.3f} ms, {big[True].value:.0f} MB/s"
     )
     say(f"  total time {time.perf_counter() - started:.1f} s")
+    if args.huge:
+        huge_lines(args.huge, 4 if quick else 8)
     return 0
 
 
