@@ -53,6 +53,9 @@ class Redactor:
 
     @property
     def detector(self) -> SecretDetector:
+        detector = self._detector
+        if detector is not None and self._built.is_set():  # no lock taken once built
+            return detector
         self._built.wait()
         if self._detector is None:
             raise RuntimeError(f"the secret detector could not be built: {self._failure!r}")

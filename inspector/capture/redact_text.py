@@ -88,8 +88,21 @@ def _has_field_hint(raw: str) -> bool:
         return any(hint in name for name in named for hint in _FIELD_HINTS)
     # "progressToken" is in most requests' _meta and every progress
     # notification, and structural: it alone is no reason to decode.
-    lowered = raw.lower().replace('"progresstoken"', "")
-    return any(hint in lowered for hint in _FIELD_HINTS)
+    lowered = raw.lower()
+    if '"progresstoken"' in lowered:
+        lowered = lowered.replace('"progresstoken"', "")
+    # Spelled out, not a loop over _FIELD_HINTS: this runs for every message.
+    return (
+        "passw" in lowered
+        or "pwd" in lowered
+        or "secret" in lowered
+        or "token" in lowered
+        or "key" in lowered
+        or "credential" in lowered
+        or "auth" in lowered
+        or "cookie" in lowered
+        or "code" in lowered
+    )
 
 
 def _collect(node: Any, secrets: set[str], keep: set[str], *, oauth: bool, top: bool) -> None:

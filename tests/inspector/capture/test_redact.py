@@ -22,7 +22,19 @@ PRIVATE_KEY = (
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0t\n"
     "-----END RSA PRIVATE KEY-----"
 )
-JSON_SECRETS = [AWS_KEY, GITHUB_TOKEN, SLACK_TOKEN, JWT, STRIPE_KEY, PRIVATE_KEY]
+# The two shapes found by patterns without a literal (see redact_detect._SHAPES).
+DISCORD_TOKEN = "MTAxNTk4NDUzNjYyODE2NjY0Ng.GhJkLm." + "abcdefghijklmnopqrstuvwxyzA"
+TELEGRAM_TOKEN = "123456789:" + "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw8"
+JSON_SECRETS = [
+    AWS_KEY,
+    GITHUB_TOKEN,
+    SLACK_TOKEN,
+    JWT,
+    STRIPE_KEY,
+    PRIVATE_KEY,
+    DISCORD_TOKEN,
+    TELEGRAM_TOKEN,
+]
 
 
 def recorded(tmp_path: Path, *records: SeqRecord, redact: bool = True) -> tuple[list, bytes]:

@@ -1,0 +1,55 @@
+"""What the redaction step spends on a message with no secret: the common case."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mcpeek.inspector.capture.redact_detect import SecretDetector
+from mcpeek.inspector.capture.redact_text import _FIELD_HINTS, _has_field_hint
+
+# A run of token characters (a UUID, a progress token, padding) made every
+# pattern without a literal run on the whole message.
+ORDINARY = [
+    '{"jsonrpc":"2.0","id":"123e4567-e89b-12d3-a456-426614174000","method":"tools/call",'
+    '"params":{"name":"get_weather","arguments":{"city":"Paris"}}}',
+    '{"jsonrpc":"2.0","id":7,"method":"bench/echo","params":{"pad":"' + "x" * 40 + '"}}',
+    '{"jsonrpc":"2.0","id":7,"result":{"at":"12:30","v":"1.2.3","t":"' + "y" * 30 + '"}}',
+]
+
+
+class _Spy:
+    """A plugin pattern that notes when it runs."""
+
+    def __init__(self, regex: re.Pattern[str], ran: list[str]) -> None:
+        self.regex = regex
+        self.pattern = regex.pattern
+        self.flags = regex.flags
+        self.ran = ran
+
+    def finditer(self, *args: object) -> Iterator[re.Match[str]]:
+        self.ran.append(self.pattern)
+        return self.regex.finditer(*args)  # type: ignore[arg-type]
+
+
+def test_no_plugin_pattern_runs_on_an_ordinary_message() -> None:
+    detector = SecretDetector()
+    ran: list[str] = []
+    detector._patterns = [_Spy(p, ran) for p in detector._patterns]  # type: ignore[misc]
+    for text in ORDINARY:
+        assert detector.spans(text) == []
+    assert ran == []
+
+
+def test_every_pattern_without_a_literal_has_a_shape() -> None:
+    # Keyed by the pattern's text: a detect-secrets that words one differently
+    # makes it run on every message again (sound, but slow), and this says so.
+    detector = SecretDetector()
+    assert detector._always == []
+    assert len(detector._shaped) == 2
+
+
+def test_the_field_hints_spelled_out_are_the_listed_ones() -> None:
+    for hint in _FIELD_HINTS:
+        assert _has_field_hint('{"my_' + hint.upper() + '":1}')
+    assert not _has_field_hint('{"name":"x","_meta":{"progressToken":3}}')
