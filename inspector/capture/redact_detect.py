@@ -74,15 +74,17 @@ def plugin_patterns() -> list[re.Pattern[str]]:
 # a run, and the Base64 secrets that hold one are long enough to keep a run of
 # 16 between two (or are caught by their member's name). Runs are found on
 # the text's bytes mapped through a table, at C speed: a regex costs ten times more.
-_TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
-_RUN_TABLE = bytes(1 if i in _TOKEN_BYTES else 0 for i in range(256))
-# The same, with "." as 2 and ":" as 3: the separators of the two patterns
-# that have no literal (see _SHAPES).
-_SHAPE_TABLE = bytes(
-    1 if i in _TOKEN_BYTES else 2 if i == ord(".") else 3 if i == ord(":") else 0
-    for i in range(256)
+_TOKEN_CHARS_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
+# str.translate tables (ASCII text is mapped at C speed, without the copy an
+# encode would make: a 16 MB message costs one 16 MB map, not two): token
+# characters become 1, the rest 0; the second also maps "." to 2 and ":" to 3,
+# the separators of the two patterns that have no literal (see _SHAPES).
+_RUN_TABLE = "".join("\x01" if chr(i) in _TOKEN_CHARS_ASCII else "\x00" for i in range(128))
+_SHAPE_TABLE = "".join(
+    "\x01" if chr(i) in _TOKEN_CHARS_ASCII else {".": "\x02", ":": "\x03"}.get(chr(i), "\x00")
+    for i in range(128)
 )
-_RUN = b"\x01" * 16
+_RUN = "\x01" * 16
 _OTHER_CANDIDATE = re.compile(r"PRIVATE KEY|://[^\s/@]+@")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
@@ -100,9 +102,9 @@ _WHOLE = 4096
 # detect-secrets words otherwise runs on every text with a run, as before.
 _SHAPES = {
     r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}": (
-        b"\x01" * 24 + b"\x02" + b"\x01" * 6 + b"\x02" + b"\x01" * 27
+        "\x01" * 24 + "\x02" + "\x01" * 6 + "\x02" + "\x01" * 27
     ),
-    r"\d{8,10}:[0-9A-Za-z_-]{35}": b"\x03" + b"\x01" * 35,
+    r"\d{8,10}:[0-9A-Za-z_-]{35}": "\x03" + "\x01" * 35,
 }
 
 
@@ -112,20 +114,21 @@ def candidates(text: str) -> list[tuple[int, int]]:
     return _scan(text)[0]
 
 
-def _scan(text: str) -> tuple[list[tuple[int, int]], bytes]:
-    """:func:`candidates`, and the text's bytes."""
-    data = text.encode("utf-8", "surrogatepass")
-    marks = data.translate(_RUN_TABLE)
+def _scan(text: str) -> tuple[list[tuple[int, int]], bool]:
+    """:func:`candidates`, and whether ``text`` is ASCII."""
+    ascii_text = text.isascii()
+    # Not ASCII: characters past the table are kept as they are, never a 1.
+    marks = text.translate(_RUN_TABLE)
     at = marks.find(_RUN)
     if at < 0:
-        return ([(0, len(text))] if _other_candidate(text) else []), data
-    if len(data) <= _WHOLE or len(data) != len(text) or _other_candidate(text):
-        # Short: one window would hold it all anyway. Not ASCII: byte offsets
-        # are not text offsets.
-        return [(0, len(text))], data
+        return ([(0, len(text))] if _other_candidate(text) else []), ascii_text
+    if len(text) <= _WHOLE or not ascii_text or _other_candidate(text):
+        # Short: one window would hold it all anyway. Not ASCII: a run's end is
+        # not found by looking for a 0.
+        return [(0, len(text))], ascii_text
     windows: list[tuple[int, int]] = []
     while at >= 0:
-        end = marks.find(b"\x00", at)
+        end = marks.find("\x00", at)
         end = len(marks) if end < 0 else end
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
@@ -134,7 +137,7 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], bytes]:
             else:
                 windows.append(window)
         at = marks.find(_RUN, end)
-    return windows, data
+    return windows, ascii_text
 
 
 # The detector names the header line of a private key; the whole block goes.
@@ -162,7 +165,7 @@ class SecretDetector:
         # pattern, tested on the lower-cased text); a pattern without any
         # always runs.
         self._always: list[int] = []
-        self._shaped: list[tuple[int, bytes]] = []  # always, but for ASCII without the shape
+        self._shaped: list[tuple[int, str]] = []  # always, but for ASCII without the shape
         by_literal: dict[tuple[str, bool], list[int]] = {}
         for i, regex in enumerate(self._patterns):
             literals = required_literals(regex)
@@ -182,7 +185,7 @@ class SecretDetector:
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
         text that cannot hold one."""
-        windows, data = _scan(text)
+        windows, ascii_text = _scan(text)
         if not windows:
             return []
         found = []
@@ -190,10 +193,11 @@ class SecretDetector:
             found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
         selected = set(self._always)
         if self._shaped:
-            marks = data.translate(_SHAPE_TABLE) if len(data) == len(text) else None
+            marks = text.translate(_SHAPE_TABLE) if ascii_text else None
             for i, shape in self._shaped:
                 if marks is None or shape in marks:  # not ASCII: as before
                     selected.add(i)
+            del marks
         if self._lower:
             lowered = text.lower()
             for literal, indices in self._lower:

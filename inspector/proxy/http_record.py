@@ -95,7 +95,9 @@ class ResponseRecorder(_Body):
         if self.sse is not None:
             events = self.sse.feed(data)
             if events:
-                self.emit([_msg("s2c", self.x, e.data) for e in events])
+                records = [_msg("s2c", self.x, e.data) for e in events]
+                del events  # a big event's bytes go before it is redacted and encoded
+                self.emit(records)
             return
         if self.keep_all or self.size < BODY_LIMIT:
             self.chunks.append(data)
@@ -116,7 +118,10 @@ class ResponseRecorder(_Body):
                 end.body, end.body_b64 = text_fields(leftover[:BODY_LIMIT])
                 end.truncated = True  # a half-written event, dropped by SSE clients
         elif self.keep_all and self.size:
-            records.append(_msg("s2c", self.x, b"".join(self.chunks)))
+            body = b"".join(self.chunks)
+            self.chunks = []  # one copy of a big body at a time
+            records.append(_msg("s2c", self.x, body))
+            del body
         elif self.size:
             store_body(end, b"".join(self.chunks), total=self.size)
         records.append(end)
@@ -187,6 +192,7 @@ class RequestRecorder(_Body):
             records.append(self.record)
         if message:
             records.append(_msg("c2s", self.x, body, partial=not complete))
+        del body  # recorded as text now: the bytes go before the writer's copies
         if records:
             self.emit(records)
 

@@ -76,7 +76,9 @@ class StdioTap:
             return
         t = round(time.time(), 6)
         self.message_count += len(lines)
-        self._emit([_msg(direction, line, t, partial=False) for line in lines])
+        records = [_msg(direction, line, t, partial=False) for line in lines]
+        del lines  # a 16 MB line's bytes go before it is redacted and encoded
+        self._emit(records)
 
     def stderr(self, chunk: bytes) -> None:
         lines = self._splitters["stderr"].feed(chunk)
