@@ -37,7 +37,7 @@ from typing import BinaryIO
 
 import msgspec
 
-from mcpeek.inspector import gctune
+from mcpeek.inspector import gctune, memtune
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
@@ -81,6 +81,7 @@ class ProxyCommands:
 
 def main(argv: list[str] | None = None) -> int:
     gctune.for_this_process()
+    memtune.return_big_blocks()
     parser = argparse.ArgumentParser(prog="mcpeek-live-worker")
     parser.add_argument("capture")
     parser.add_argument("--flows", action="store_true")

@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from mcpeek.inspector import __version__, gctune
+from mcpeek.inspector import __version__, gctune, memtune
 from mcpeek.inspector.cli import commands
 from mcpeek.inspector.cli.base import Command, UsageError
 
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     gctune.for_this_process()
+    memtune.return_big_blocks()
     words = list(sys.argv[1:] if argv is None else argv)
     # Only the command being run is imported (start-up time is part of every
     # proxied session); an option first, or an unknown word, loads them all.

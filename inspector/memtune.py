@@ -1,0 +1,33 @@
+"""Big blocks go back to the system once freed (glibc's malloc).
+
+glibc serves a block of 128 KiB or more with a mapping of its own and unmaps
+it when it is freed, but after such a free it raises that threshold to the
+freed block's size (up to 32 MiB): the next big message is then carved from
+the heap, which is seldom trimmed, and a proxy that relayed a few 16 MB
+messages kept their memory for good. Setting the threshold once turns that
+adjustment off. Measured on the proxies with 16 MB messages: peak RSS of
+``mcpeek http`` (16 MB each way) 110 -> 78 MB, of ``mcpeek stdio`` 106 -> 73 MB.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+M_MMAP_THRESHOLD = -3  # mallopt's parameter, from glibc's malloc.h
+# Blocks from 1 MiB up are mapped on their own: a big message's copies, not the
+# relay's 64 KiB reads (a mapping per read would cost a page fault per 4 KiB).
+BIG_BLOCK = 1 << 20
+
+
+def return_big_blocks() -> bool:
+    """For mcpeek's own processes; whether the C library took the setting."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the C library this interpreter runs on
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(M_MMAP_THRESHOLD, BIG_BLOCK))
