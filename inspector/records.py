@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 from typing import Literal
 
 import msgspec
@@ -172,7 +173,10 @@ def store_header_bytes(record: Http) -> None:
     with its odd bytes as ``\\xNN`` escapes.
     """
     headers = record.headers
-    if not headers or all(is_utf8(name) and is_utf8(value) for name, value in headers):
+    # One test of all names and values at once, at C speed: all but always ASCII.
+    if not headers or "".join(itertools.chain.from_iterable(headers)).isascii():
+        return
+    if all(is_utf8(name) and is_utf8(value) for name, value in headers):
         return
     encoded = set(record.headers_b64 or ())
     stored = []

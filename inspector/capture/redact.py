@@ -28,6 +28,7 @@ from mcpeek.inspector.capture.redact_text import redact_body, redact_message, re
 from mcpeek.inspector.records import Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
+_NAMES_REMEMBERED = 1024  # header names whose verdict a Redactor keeps
 
 
 class Redactor:
@@ -35,6 +36,7 @@ class Redactor:
 
     def __init__(self, extra_headers: Iterable[str] = ()) -> None:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
+        self._secret_names: dict[str, bool] = {}
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -87,6 +89,16 @@ class Redactor:
         elif isinstance(record, Stderr) and record.raw is not None:
             record.raw = self.detector.redact(record.raw) or record.raw
 
+    def _is_secret(self, lname: str) -> bool:
+        """:func:`is_secret_header`, remembered: a proxy sees the same few names
+        in every exchange (bounded, should a client send ever new ones)."""
+        known = self._secret_names.get(lname)
+        if known is None:
+            if len(self._secret_names) >= _NAMES_REMEMBERED:
+                self._secret_names.clear()
+            known = self._secret_names[lname] = is_secret_header(lname, self.extra_headers)
+        return known
+
     def headers(self, record: Http) -> None:
         """Lower-case the header names of ``record`` and redact the values of
         credential headers whole, and recognisable secrets in the others."""
@@ -94,11 +106,17 @@ class Redactor:
         encoded = set(record.headers_b64 or ())
         values = header_bytes(record) if encoded else None
         names = [name.lower() for name, _ in record.headers]
-        secret = [is_secret_header(name, self.extra_headers) for name in names]
+        secret = [self._is_secret(name) for name in names]
         # One scan of the other values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
-        others = (v for (_, v), s in zip(record.headers, secret, strict=True) if not s)
+        others = [v for (_, v), s in zip(record.headers, secret, strict=True) if not s]
         scan = bool(self.detector.spans("\n".join(others)))
+        if not scan and not any(secret):  # the common case: names lower-cased, no more
+            record.headers = [
+                (lname, v) for lname, (_, v) in zip(names, record.headers, strict=True)
+            ]
+            record.headers_b64 = sorted(encoded) or None
+            return
         headers = []
         for i, (lname, (_, value)) in enumerate(zip(names, record.headers, strict=True)):
             if secret[i]:

@@ -53,3 +53,30 @@ def test_the_field_hints_spelled_out_are_the_listed_ones() -> None:
     for hint in _FIELD_HINTS:
         assert _has_field_hint('{"my_' + hint.upper() + '":1}')
     assert not _has_field_hint('{"name":"x","_meta":{"progressToken":3}}')
+
+
+def test_a_header_name_is_judged_once_per_recording(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from mcpeek.inspector.capture import redact
+    from mcpeek.inspector.records import Http
+
+    judged: list[str] = []
+    real = redact.is_secret_header
+
+    def spy(name: str, extra: frozenset[str] = frozenset()) -> bool:
+        judged.append(name)
+        return real(name, extra)
+
+    monkeypatch.setattr(redact, "is_secret_header", spy)
+    redactor = redact.Redactor()
+    for i in range(3):
+        record = Http(
+            x=f"x{i}",
+            phase="request",
+            headers=[("Content-Type", "application/json"), ("Authorization", "Bearer t")],
+        )
+        redactor.headers(record)
+        assert record.headers == [
+            ("content-type", "application/json"),
+            ("authorization", redact.marker("Bearer t")),
+        ]
+    assert sorted(judged) == ["authorization", "content-type"]
