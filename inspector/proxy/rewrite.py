@@ -11,6 +11,7 @@ it (the upstream's original bytes are what is recorded).
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -24,6 +25,14 @@ if TYPE_CHECKING:
     from mcpeek.inspector.proxy.http import HttpRelay
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
+# The "event: endpoint" line that opens a legacy HTTP+SSE endpoint event.
+ENDPOINT_EVENT = re.compile(rb"(?:^|(?<=\n))event: ?endpoint\r?\n")
+
+
+def _event_end(chunk: bytes, start: int) -> int:
+    """Where the event whose lines begin at ``start`` ends (its blank line), or the chunk's end."""
+    ends = [i for i in (chunk.find(b"\n\n", start), chunk.find(b"\n\r\n", start)) if i >= 0]
+    return min(ends) + 1 if ends else len(chunk)
 
 
 class Rewriter:
@@ -52,10 +61,25 @@ class Rewriter:
         )
 
     def sse(self, chunk: bytes) -> bytes:
-        """An ``endpoint`` event's absolute upstream URL, made to go through the proxy."""
-        if b"endpoint" in chunk and self._old != self._new:
-            return chunk.replace(self._old.encode(), self._new.encode())
-        return chunk
+        """An ``endpoint`` event's absolute upstream URL, made to go through the proxy.
+
+        Only the legacy HTTP+SSE stream (a GET) has such an event, and only its
+        ``data`` lines are touched: any other stream, a tool result that merely
+        mentions the upstream's URL among them, passes byte for byte.
+        """
+        if self._old == self._new or self.request.method != "GET" or b"endpoint" not in chunk:
+            return chunk
+        old, new = self._old.encode(), self._new.encode()
+        out: list[bytes] = []
+        done = 0
+        for event in ENDPOINT_EVENT.finditer(chunk):
+            start, end = event.end(), _event_end(chunk, event.end())
+            lines = chunk[start:end].split(b"\n")
+            lines = [ln.replace(old, new) if ln.startswith(b"data:") else ln for ln in lines]
+            out += [chunk[done:start], b"\n".join(lines)]
+            done = end
+        out.append(chunk[done:])
+        return b"".join(out)
 
     async def relay_metadata(self, x: str, headers: CIMultiDict[str]) -> web.StreamResponse:
         body = await self.upstream.read()

@@ -402,6 +402,35 @@ async def test_the_old_http_sse_endpoint_event_points_at_the_proxy(proxied) -> N
             assert r.status == 202
 
 
+async def test_an_sse_answer_that_mentions_the_upstream_url_passes_unchanged(proxied) -> None:  # type: ignore[no-untyped-def]
+    """Only a legacy endpoint event is rewritten: a tool result on a POST's SSE stream
+    that names the upstream's URL and the word "endpoint" is relayed byte for byte."""
+    sent: list[bytes] = []
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        origin = f"http://{request.headers['Host']}"
+        text = f"the endpoint is {origin}/mcp"
+        result = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"content": [{"type": "text", "text": text}]},
+        }
+        event = f"event: message\ndata: {json.dumps(result)}\n\n".encode()
+        sent.append(event)
+        await response.write(event)
+        await response.write_eof()
+        return response
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        headers = {"Accept": "application/json, text/event-stream"}
+        async with client.post(p.url + "/mcp", json=RPC, headers=headers) as r:
+            got = await r.read()
+    assert got == sent[0]
+
+
 WEIRD_RESPONSE = (
     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Weird: \xff\xfe\r\n"
     b"Set-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\n{}"
