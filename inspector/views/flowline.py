@@ -116,8 +116,16 @@ def flow_text(flow: Flow) -> str:
     return "  ".join(parts)
 
 
+#: The statuses a flow is printed with; a message added to such a flow came after its line.
+ENDED = frozenset({"complete", "tool-error", "error", "cancelled", "unanswered", "closed"})
+
+
 class FlowPrinter(AnalysisListener):
-    """Writes one line per ended flow (text or JSON) to ``out``."""
+    """Writes one line per ended flow (text or JSON) to ``out``.
+
+    A notification that joins a flow after its line was written (progress that a
+    server keeps sending after a cancellation, say) prints the flow again, with its
+    new counts: otherwise a streaming reader would never see it."""
 
     def __init__(self, out: TextIO | Callable[[str], None], fmt: str = "text") -> None:
         self._write = out if callable(out) else (lambda line: print(line, file=out, flush=True))
@@ -125,9 +133,23 @@ class FlowPrinter(AnalysisListener):
         self._encoder = msgspec.json.Encoder()
         self.count = 0
 
+    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
+        # The message that ends a flow (its response, its cancellation) comes before
+        # on_flow_end; only a notification that joins an ended flow is late.
+        if (
+            flow.status in ENDED
+            and entry.kind == "notification"
+            and flow.notifications
+            and flow.notifications[-1] is entry  # just joined (a cancellation does not)
+        ):
+            self._print(flow, f"  (after its end: {entry.method})")
+
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         self.count += 1
+        self._print(flow, "")
+
+    def _print(self, flow: Flow, note: str) -> None:
         if self._json:
             self._write(self._encoder.encode(flow_json(flow)).decode())
         else:
-            self._write(flow_text(flow))
+            self._write(flow_text(flow) + note)
