@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpeek import inspector
 from tests.conftest import mcpeek_argv, needs, peer_argv
 from tests.e2e.test_sdk_http import free_port, running
 
@@ -174,6 +175,26 @@ def test_everything_http(era: str, capture_path: Path) -> None:
     assert_only(capture_path, DISCOVER_REJECTED_WITH_NULL_ID if era == "auto" else [])
 
 
+def test_everything_keeps_reporting_progress_after_a_cancellation(capture_path: Path) -> None:
+    """server-everything's long operation ignores the cancellation: its later progress
+    notifications are counted on the cancelled flow, in the model and in ``show``."""
+    installed(EVERYTHING)
+    server = ["node", str(EVERYTHING), "stdio"]
+    long_call = json.dumps({"duration": 2, "steps": 4})
+    cancel = [f"--cancel-call=trigger-long-running-operation={long_call}", "--linger=2.5"]
+    outcome = tour_stdio("legacy", capture_path, server, *cancel)
+    assert outcome["cancelled"] == ["trigger-long-running-operation"]
+    (flow,) = [f for f in inspector.load(capture_path).flows if f.status == "cancelled"]
+    assert flow.progress_count == 4
+    shown = subprocess.run(
+        mcpeek_argv("show", str(capture_path)), capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    lines = [ln for ln in shown if "trigger-long-running-operation" in ln]
+    assert lines[0].endswith("cancelled  [1 progress]")
+    assert lines[-1].endswith("[4 progress]  (after its end: notifications/progress)")
+    assert_only(capture_path, [])
+
+
 # --- server-memory ------------------------------------------------------------
 
 
@@ -222,6 +243,14 @@ def test_time_stdio(era: str, version: str, capture_path: Path) -> None:
     assert_only(capture_path, [])
 
 
+RESPONSE_AFTER_CANCEL = [
+    # 2025-11-25/docs/basic/utilities/cancellation.mdx, "Behavior Requirements":
+    # "Receivers of cancellation notifications **SHOULD**: [...] Not send a response
+    # for the cancelled request". The Python SDK's legacy HTTP transport answers the
+    # cancelled tools/call with {"code": -32800, "message": "Request cancelled"}.
+    ("cancel.response-after-cancel", "warning", "after the client cancelled it"),
+]
+
 FASTMCP_CALLS = [
     "--call=add={}".format(json.dumps({"a": 2, "b": 3})),
     "--progress-call=slow={}".format(json.dumps({"steps": 3})),
@@ -246,3 +275,22 @@ def test_fastmcp_http(era: str, version: str, capture_path: Path) -> None:
     assert outcome["calls"] == {"add": "5", "slow": "slow done"}
     assert outcome["progress"] == {"slow": 3}
     assert_only(capture_path, [])
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_fastmcp_cancellation(transport: str, era: str, capture_path: Path) -> None:
+    slow = json.dumps({"steps": 4, "pause": 0.5})
+    cancel = [f"--cancel-call=slow={slow}", "--linger=2.5"]
+    if transport == "stdio":
+        outcome = tour_stdio(era, capture_path, peer_argv("fastmcp_server.py"), *cancel)
+    else:
+        port = free_port()
+        server = peer_argv("fastmcp_server.py", "--http", "--port", str(port))
+        outcome = tour_http(era, capture_path, server, "listening on", port, *cancel)
+    assert outcome["cancelled"] == ["slow"]
+    (flow,) = [f for f in inspector.load(capture_path).flows if f.status == "cancelled"]
+    assert flow.name == "slow"
+    # Only the legacy HTTP transport answers the cancelled call (-32800).
+    legacy_http = transport == "http" and era == "legacy"
+    assert_only(capture_path, RESPONSE_AFTER_CANCEL if legacy_http else [])

@@ -5,9 +5,9 @@ Usage::
     python tests/peers/fastmcp_server.py                      # stdio
     python tests/peers/fastmcp_server.py --http --port PORT   # Streamable HTTP on /mcp
 
-Everything is fastmcp's own machinery: tools ``add(a, b)``, ``slow(steps)`` (one
-``ctx.report_progress`` per step and one ``ctx.info`` log line, then
-``"slow done"``), resource ``fastmcp://motd``, prompt ``greet(name)``. On HTTP it
+Everything is fastmcp's own machinery: tools ``add(a, b)``, ``slow(steps, pause=0)``
+(one ``ctx.info`` log line, one ``ctx.report_progress`` per step with a pause after
+each, then ``"slow done"``), resource ``fastmcp://motd``, prompt ``greet(name)``. On HTTP it
 prints ``fastmcp_server: listening on URL`` to stderr once the port accepts
 connections (fastmcp's own start-up lines are silenced: no banner).
 """
@@ -15,6 +15,7 @@ connections (fastmcp's own start-up lines are silenced: no banner).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import socket
 import sys
 import threading
@@ -32,11 +33,12 @@ def add(a: int, b: int) -> int:
 
 
 @mcp.tool
-async def slow(steps: int, ctx: Context) -> str:
-    """Report progress once per step."""
+async def slow(steps: int, ctx: Context, pause: float = 0.0) -> str:
+    """Report progress once per step, pausing ``pause`` seconds after each."""
     await ctx.info(f"slow: {steps} steps")
     for step in range(1, steps + 1):
         await ctx.report_progress(step, steps)
+        await asyncio.sleep(pause)
     return "slow done"
 
 

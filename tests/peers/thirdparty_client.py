@@ -15,7 +15,9 @@ with ``completions`` and ``--complete-prompt NAME:ARG``: ``completion/complete``
 of that prompt argument; and before 2026-07-28 (which removed both), with
 ``logging``: ``logging/setLevel debug``, then a ``ping``. Then each ``--call`` in
 order, and each ``--progress-call`` with a progress callback (the notifications it
-counted go into the report).
+counted go into the report). Then each ``--cancel-call``, cancelled once its
+first progress notification arrives; ``--linger S`` keeps the session open S
+seconds more, so that what the server sends after that crosses the wire.
 
 Prints ONE JSON object to stdout and exits 0::
 
@@ -35,6 +37,7 @@ import os
 import sys
 from typing import Any
 
+import anyio
 import mcp_types as types
 from conversation import EXPECTED_VERSION, MODES, hold, text
 from mcp import Client
@@ -49,6 +52,24 @@ def parse_call(spec: str) -> tuple[str, dict[str, Any]]:
     return name, json.loads(args) if args else {}
 
 
+async def cancel_after_first_progress(client: Client, name: str, arguments: dict[str, Any]) -> None:
+    """Call a tool and cancel the call (the SDK sends notifications/cancelled) as soon
+    as its first progress notification arrives."""
+    first = anyio.Event()
+
+    async def on_progress(progress: float, total: float | None, msg: str | None) -> None:
+        first.set()
+
+    async with anyio.create_task_group() as group:
+
+        async def call() -> None:
+            await client.call_tool(name, arguments, progress_callback=on_progress)
+
+        group.start_soon(call)
+        await first.wait()
+        group.cancel_scope.cancel()
+
+
 async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
     server: StdioServerParameters | str = (
         args.url
@@ -61,7 +82,13 @@ async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
         logs.append(str(params.level))
 
     client_info = types.Implementation(name="mcpeek-thirdparty-client", version="0.1.0")
-    report: dict[str, Any] = {"calls": {}, "progress": {}, "completions": [], "read": {}}
+    report: dict[str, Any] = {
+        "calls": {},
+        "progress": {},
+        "completions": [],
+        "read": {},
+        "cancelled": [],
+    }
     async with Client(
         server,
         mode=MODES[args.era],
@@ -117,6 +144,12 @@ async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
             result = await client.call_tool(name, arguments, progress_callback=on_progress)
             report["calls"][name] = ("error: " if result.is_error else "") + text(result)
             report["progress"][name] = len(updates)
+        for spec in args.cancel_call:
+            name, arguments = parse_call(spec)
+            await cancel_after_first_progress(client, name, arguments)
+            report["cancelled"].append(name)
+        if args.linger:  # what the server still sends after a cancellation crosses the wire
+            await anyio.sleep(args.linger)
     report["logs"] = len(logs)
     return report
 
@@ -127,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="a Streamable HTTP endpoint instead of a stdio command")
     parser.add_argument("--call", action="append", default=[], metavar="NAME=JSON")
     parser.add_argument("--progress-call", action="append", default=[], metavar="NAME=JSON")
+    parser.add_argument("--cancel-call", action="append", default=[], metavar="NAME=JSON")
+    parser.add_argument("--linger", type=float, default=0.0, metavar="SECONDS")
     parser.add_argument("--complete-prompt", metavar="NAME:ARG")
     parser.add_argument("--read", action="append", default=[], metavar="URI")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG...]")
