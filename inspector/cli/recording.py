@@ -8,12 +8,20 @@ incomplete rather than "recorded".
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli.base import UsageError
+
+#: In a -w name: the first free number from 1 (a file absent or empty, not being written).
+NUMBER = "{n}"
+#: In a -w name: this mcpeek's process id.
+PID = "{pid}"
+#: How far {n} counts before giving up (a directory of that many captures is a mistake).
+LAST_NUMBER = 9999
 
 
 def open_capture(
@@ -25,7 +33,46 @@ def open_capture(
     redact: bool = True,
     extra_redacted: Iterable[str] = (),
 ) -> CaptureWriter:
-    """The writer on ``path``, or a UsageError saying why it cannot be (one line)."""
+    """The writer on ``path``, or a UsageError saying why it cannot be (one line).
+
+    ``{pid}`` in the name becomes this process's id, and ``{n}`` the first number
+    whose file can be a new capture: a client that starts the server command
+    twice (the TypeScript SDK's ``auto`` probe, then its session) gets two
+    captures, where one name would refuse the second run (it holds data, or it is
+    still being written) and so break the client's real session."""
+    name = str(path).replace(PID, str(os.getpid()))
+    if NUMBER not in name:
+        return _open(Path(name), force, transport, target, redact, extra_redacted)
+    if force:
+        raise UsageError(f"--force does nothing with {NUMBER} in -w: it takes a new number")
+    refusal: CaptureFileError | None = None
+    for number in range(1, LAST_NUMBER + 1):
+        candidate = Path(name.replace(NUMBER, str(number)))
+        try:
+            return CaptureWriter(
+                candidate,
+                transport=transport,
+                target=target,
+                redact=redact,
+                extra_redacted=extra_redacted,
+            )
+        except CaptureFileError as exc:  # taken (data, a live writer) or unusable: the next
+            refusal = exc
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write the capture {candidate}: {exc.strerror or exc}"
+            ) from None
+    raise UsageError(f"cannot write the capture: no free {NUMBER} up to {LAST_NUMBER} ({refusal})")
+
+
+def _open(
+    path: Path,
+    force: bool,
+    transport: str,
+    target: list[str] | str,
+    redact: bool,
+    extra_redacted: Iterable[str],
+) -> CaptureWriter:
     try:
         return CaptureWriter(
             path,

@@ -59,7 +59,9 @@ class HttpCommand(Command):
             metavar="FILE",
             type=Path,
             help="capture file to write (default: a new file in the capture directory); "
-            "one that holds data is refused unless --force",
+            "one that holds data is refused unless --force; {n} in the name takes the first "
+            "free number (a client that starts the server twice gets two files), {pid} "
+            "mcpeek's process id",
         )
         add(
             "--force",

@@ -41,7 +41,9 @@ class StdioCommand(Command):
             metavar="FILE",
             type=Path,
             help="capture file to write (default: a new file in the capture directory); "
-            "one that holds data is refused unless --force",
+            "one that holds data is refused unless --force; {n} in the name takes the first "
+            "free number (a client that starts the server twice gets two files), {pid} "
+            "mcpeek's process id",
         )
         parser.add_argument(
             "--force",
