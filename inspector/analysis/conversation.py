@@ -27,6 +27,7 @@ from typing import Any
 
 from mcpeek.inspector.analysis.era import Declared
 from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.analysis.logs import TaskOwners, log_owner
 from mcpeek.inspector.analysis.origin import exchange_request, shared_progress, shared_target
 from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
 
@@ -57,6 +58,7 @@ class Conversation:
         self.progress: dict[Any, Flow] = {}
         self.recent_progress: OrderedDict[Any, Flow] = OrderedDict()
         self.subscriptions: dict[Any, Flow] = {}
+        self.tasks = TaskOwners()
         self.awaiting_retry: list[Flow] = []
         self.channel_flows: dict[str, Flow] = {}
         self.message_count = 0
@@ -111,6 +113,7 @@ class Conversation:
         if meta is not None:
             if meta.client_capabilities is not UNSET:
                 flow.client_capabilities = meta.client_capabilities
+            attempt.log_level = meta.log_level is not UNSET
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
                 attempt.progress_token = (sender, id_key(meta.progress_token))
@@ -198,8 +201,8 @@ class Conversation:
                 return self._alone(entry, "orphan")
         if flow is None and entry.dir == "s2c" and self.transport == "http":
             flow = self.channel_flows.get(entry.ch)
-        if flow is None and method == "notifications/message":
-            flow = self._log_owner()
+        if flow is None and method == "notifications/message" and entry.dir == "s2c":
+            flow = log_owner(params, self.in_flight.items(), self.tasks, self._requested_token)
         if flow is None:
             return self._alone(entry, "notification")
         flow.notifications.append(entry)
@@ -211,15 +214,10 @@ class Conversation:
         token is one exchange's (its progress comes on that exchange's stream)."""
         return (*token, channel) if self.shared_origin else token
 
-    def _log_owner(self) -> Flow | None:
-        """On stdio: the one in-flight client request that can own a log message."""
-        owner = None
-        for key, (flow, _) in self.in_flight.items():
-            if key[0] == "c2s" and flow.method != "subscriptions/listen":
-                if owner is not None:
-                    return None  # two or more: nobody's
-                owner = flow
-        return owner
+    def _requested_token(self, token: Any) -> Flow | None:
+        """The client request that gave this progress token (still or lately running)."""
+        key = ("c2s", id_key(token))
+        return self.progress.get(key) or self.recent_progress.get(key)
 
     def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
         target_key = id_key(params.request_id)
@@ -310,6 +308,8 @@ class Conversation:
             # A tool that failed answers with a result, not a JSON-RPC error:
             # told apart so that it does not pass for a success.
             failed_tool = method == "tools/call" and result.is_error is True
+            if result.task is not UNSET:
+                self.tasks.created(result.task, flow)
             flow.status = "tool-error" if failed_tool else "complete"
         self._end(flow)
 

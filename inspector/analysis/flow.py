@@ -59,6 +59,7 @@ class Attempt(msgspec.Struct, gc=False):
     issued_state: Any = msgspec.UNSET  # the requestState an input_required result issued
     input_request_keys: tuple[str, ...] = ()
     progress_token: Any = msgspec.UNSET
+    log_level: bool = False  # the request asked for log messages (2026-07-28 _meta logLevel)
 
     @property
     def latency_ms(self) -> float | None:

@@ -24,6 +24,7 @@ class RequestMeta(msgspec.Struct, gc=False):
     log_level: Any = msgspec.field(default=UNSET, name=MCP + "logLevel")
     subscription_id: Any = msgspec.field(default=UNSET, name=MCP + "subscriptionId")
     progress_token: Any = msgspec.field(default=UNSET, name="progressToken")
+    related_task: Any = msgspec.field(default=UNSET, name=MCP + "related-task")
 
 
 class ParamsPeek(msgspec.Struct, gc=False):
@@ -58,6 +59,7 @@ class ResultPeek(msgspec.Struct, gc=False):
     # cache hints: only a modern server sends them
     ttl_ms: Any = msgspec.field(default=UNSET, name="ttlMs")
     cache_scope: Any = msgspec.field(default=UNSET, name="cacheScope")
+    task: Any = UNSET  # CreateTaskResult (2025-11-25 tasks)
     # initialize / server/discover
     protocol_version: Any = msgspec.field(default=UNSET, name="protocolVersion")
     supported_versions: Any = msgspec.field(default=UNSET, name="supportedVersions")

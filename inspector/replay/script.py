@@ -154,7 +154,8 @@ class _Builder:
                 if attempt.request.seq < entry.seq:
                     owner = attempt
             return owner
-        if entry.kind != "request":
+        log = entry.kind == "notification" and entry.method == "notifications/message"
+        if entry.kind != "request" and not log:
             return None
         live = [
             a
@@ -163,7 +164,13 @@ class _Builder:
             and a.request.seq < entry.seq
             and (a.response is None or a.response.seq > entry.seq)
             and (not self.http or a.request.ch == entry.ch)
+            and (not log or f.sender == "c2s")
         ]
+        if log:
+            # A log line the analysis leaves on its own (nothing on the wire ties it to
+            # a request) is still replayed where it was sent: inside the one call that
+            # was running then, not after that call's response.
+            return live[0] if len(live) == 1 else None
         return max(live, key=lambda a: a.request.seq) if live else None
 
     def _assemble(self, server_messages: int) -> Script:

@@ -134,6 +134,16 @@ class LogWithoutLevel(Rule):
         if in_flight:
             if any(self._level(key, a.request) is not False for a in in_flight[:IN_FLIGHT_LOOKUP]):
                 return None  # it may belong to one of them
+            if len(in_flight) == 1:  # the only candidate: name it
+                (attempt,) = in_flight
+                return [
+                    ctx.finding(
+                        f"log message while only {attempt.request.method} (id "
+                        f"{shorten(attempt.request.id)}) was in flight, whose request set no "
+                        f"{LOG_LEVEL}",
+                        also=[attempt.request.seq],
+                    )
+                ]
             return [
                 ctx.finding(
                     f"log message while none of the {len(in_flight)} requests in flight "

@@ -263,6 +263,14 @@ def test_fastmcp_stdio(era: str, version: str, capture_path: Path) -> None:
     assert outcome["protocol_version"] == version
     assert outcome["calls"] == {"add": "5", "slow": "slow done"}
     assert outcome["progress"] == {"slow": 3}
+    flows = inspector.load(capture_path).flows
+    (slow,) = [f for f in flows if f.name == "slow"]
+    assert [e.method for e in slow.notifications] == ["notifications/progress"] * 3
+    logs = [f for f in flows if f.method == "notifications/message"]
+    # 2025-11-25: ctx.info is a session log line (nothing on the wire ties it to the
+    # call that was running), so a flow of its own; 2026-07-28: the client set no
+    # logLevel, so the server sends none.
+    assert [f.status for f in logs] == (["notification"] if era == "legacy" else [])
     assert_only(capture_path, [])
 
 

@@ -447,3 +447,71 @@ def test_streaming_memory_is_bounded_by_what_is_in_flight() -> None:
     (conv,) = analyzer.conversations.values()
     assert not conv.in_flight and len(conv.recent) <= 4096
     assert not conv.progress and len(conv.recent_progress) <= 4096
+
+
+# --- log messages: only where the spec ties them to a request (issue #15, item 13) ---
+
+
+def test_legacy_log_message_is_its_own_flow_even_with_one_request_in_flight() -> None:
+    """2025-11-25 logging is the session's (logging/setLevel): a log line written on
+    stdio while a call runs is not that call's (fastmcp's ctx.info looks like this)."""
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "slow"}, id=1, meta={"progressToken": 1})
+    b.notify("notifications/message", {"level": "info", "data": "tick"})
+    b.notify("notifications/progress", {"progressToken": 1, "progress": 1})
+    b.result(1, {"content": []})
+    call, log = flows_of(b)
+    assert call.status == "complete" and call.progress_count == 1
+    assert [e.method for e in call.notifications] == ["notifications/progress"]
+    assert log.status == "notification" and log.method == "notifications/message"
+
+
+def test_log_message_with_a_progress_token_goes_to_that_request() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "a"}, id=1, meta={"progressToken": "ta"})
+    b.request("tools/call", {"name": "b"}, id=2, meta={"progressToken": "tb"})
+    log = {"level": "info", "data": "b says", "_meta": {"progressToken": "tb"}}
+    b.notify("notifications/message", log)
+    b.result(1)
+    b.result(2)
+    a, two = flows_of(b)
+    assert a.notifications == [] and len(two.notifications) == 1
+
+
+def test_log_message_with_related_task_goes_to_the_request_that_made_the_task() -> None:
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "research", "task": {"ttl": 60000}}, id=1)
+    task = {"taskId": "t-1", "status": "working", "createdAt": "2025-11-25T00:00:00Z"}
+    b.result(1, {"task": task})
+    b.request("tools/call", {"name": "other"}, id=2)
+    related = {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}
+    b.notify("notifications/message", {"level": "info", "data": "stage 2", "_meta": related})
+    b.result(2)
+    research, other = flows_of(b)
+    assert [e.method for e in research.notifications] == ["notifications/message"]
+    assert other.notifications == []
+
+
+def test_modern_log_message_with_two_log_level_requests_in_flight_is_nobodys() -> None:
+    b = RecordBuilder(modern=True)
+    level = {"io.modelcontextprotocol/logLevel": "info"}
+    b.request("tools/call", {"name": "x"}, id=1, meta=level)
+    b.request("tools/call", {"name": "y"}, id=2, meta=level)
+    b.notify("notifications/message", {"level": "info", "data": "whose?"})
+    b.result(1)
+    b.result(2)
+    x, y, log = flows_of(b)
+    assert x.notifications == [] == y.notifications and log.status == "notification"
+
+
+def test_modern_log_message_goes_to_the_request_that_asked_for_logs() -> None:
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "quiet"}, id=1)
+    b.request(
+        "tools/call", {"name": "loud"}, id=2, meta={"io.modelcontextprotocol/logLevel": "info"}
+    )
+    b.notify("notifications/message", {"level": "info", "data": "mine"})
+    b.result(1)
+    b.result(2)
+    quiet, loud = flows_of(b)
+    assert quiet.notifications == [] and len(loud.notifications) == 1
