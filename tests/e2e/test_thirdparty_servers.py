@@ -1,7 +1,8 @@
 """Real third-party MCP servers, pinned, recorded through mcpeek and linted.
 
 The servers are what people really run: the reference servers from npm
-(``@modelcontextprotocol/server-everything`` and ``server-memory``, pinned in
+(``@modelcontextprotocol/server-everything``, ``server-memory`` and
+``server-filesystem``, pinned in
 tests/thirdparty/package-lock.json and installed by ``npm ci --prefix
 tests/thirdparty``), ``mcp-server-time`` from PyPI and a server written with
 ``fastmcp`` (both pinned in pyproject's dev extra). The official Python SDK
@@ -31,6 +32,7 @@ THIRDPARTY = Path(__file__).parent.parent / "thirdparty"
 NODE_MODULES = THIRDPARTY / "node_modules" / "@modelcontextprotocol"
 EVERYTHING = NODE_MODULES / "server-everything" / "dist" / "index.js"
 MEMORY = NODE_MODULES / "server-memory" / "dist" / "index.js"
+FILESYSTEM = NODE_MODULES / "server-filesystem" / "dist" / "index.js"
 
 #: server-everything's tour: every tool that needs no client feature, the long one with progress.
 EVERYTHING_CALLS = [
@@ -212,6 +214,36 @@ def test_memory_stdio(tmp_path: Path, capture_path: Path) -> None:
     read_graph = outcome["calls"]
     assert isinstance(read_graph, dict) and "relays MCP" in str(read_graph["read_graph"])
     assert "mcpeek" in memory_file.read_text()
+    assert_only(capture_path, [])
+
+
+def test_filesystem_stdio(tmp_path: Path, capture_path: Path) -> None:
+    """server-filesystem: reads and writes inside its allowed directory, and a read
+    outside it is a tool error (an isError result, as the spec wants), not a violation."""
+    installed(FILESYSTEM)
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "a.txt").write_text("hello fs")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    calls = [
+        "--call=list_allowed_directories={}",
+        "--call=write_file={}".format(
+            json.dumps({"path": str(allowed / "b.txt"), "content": "written"})
+        ),
+        "--call=list_directory={}".format(json.dumps({"path": str(allowed)})),
+        "--call=read_text_file={}".format(json.dumps({"path": str(outside)})),
+    ]
+    server = ["node", str(FILESYSTEM), str(allowed)]
+    outcome = tour_stdio("auto", capture_path, server, *calls)
+    assert outcome["server"] == "secure-filesystem-server"
+    results = outcome["calls"]
+    assert isinstance(results, dict)
+    assert results["list_directory"] == "[FILE] a.txt\n[FILE] b.txt"
+    assert str(results["read_text_file"]).startswith("error: Access denied")
+    assert (allowed / "b.txt").read_text() == "written"
+    statuses = [(f.name, f.status) for f in inspector.load(capture_path).flows if f.name]
+    assert ("read_text_file", "tool-error") in statuses
     assert_only(capture_path, [])
 
 
