@@ -177,6 +177,46 @@ def test_everything_http(era: str, capture_path: Path) -> None:
     assert_only(capture_path, DISCOVER_REJECTED_WITH_NULL_ID if era == "auto" else [])
 
 
+CLIENT_FEATURE_CALLS = [
+    "--client-features",
+    "--call=get-roots-list={}",
+    "--call=trigger-sampling-request={}".format(json.dumps({"prompt": "hi", "maxTokens": 10})),
+    "--call=trigger-elicitation-request={}",
+    "--subscribe=demo://resource/dynamic/text/1",
+    "--call=toggle-subscriber-updates={}",
+]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_everything_asks_the_client(transport: str, capture_path: Path) -> None:
+    """With sampling, elicitation and roots declared, server-everything asks for each
+    in the middle of a call (on HTTP: on the call's SSE stream), and sends resource
+    updates for a subscription: server requests the checks must take as legal."""
+    installed(EVERYTHING)
+    if transport == "stdio":
+        server = ["node", str(EVERYTHING), "stdio"]
+        outcome = tour_stdio("legacy", capture_path, server, *CLIENT_FEATURE_CALLS)
+    else:
+        port = free_port()
+        server = node_http_env(port)
+        ready = f"listening on port {port}"
+        outcome = tour_http("legacy", capture_path, server, ready, port, *CLIENT_FEATURE_CALLS)
+    assert outcome["asked"] == {
+        "roots/list": 1,
+        "sampling/createMessage": 1,
+        "elicitation/create": 1,
+    }
+    flows = inspector.load(capture_path).flows
+    asked = [(f.method, f.status) for f in flows if f.sender == "s2c" and f.attempts]
+    assert asked == [
+        ("roots/list", "complete"),
+        ("sampling/createMessage", "complete"),
+        ("elicitation/create", "complete"),
+    ]
+    assert "notifications/resources/updated" in {f.method for f in flows}
+    assert_only(capture_path, [])
+
+
 def test_everything_keeps_reporting_progress_after_a_cancellation(capture_path: Path) -> None:
     """server-everything's long operation ignores the cancellation: its later progress
     notifications are counted on the cancelled flow, in the model and in ``show``."""

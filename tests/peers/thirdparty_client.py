@@ -4,12 +4,14 @@ Usage::
 
     python tests/peers/thirdparty_client.py --era legacy|modern|auto
         [--call NAME=JSON]... [--progress-call NAME=JSON]... [--complete-prompt NAME:ARG]
-        [--read URI]... (--url URL | -- CMD [ARG...])
+        [--read URI]... [--subscribe URI]... [--client-features] [--cancel-call NAME=JSON]...
+        [--linger S] (--url URL | -- CMD [ARG...])
 
 The official ``mcp`` SDK client (no hand-written JSON-RPC) connects, then follows
 the server's declared capabilities: ``tools/list``; with ``resources``:
 ``resources/list``, ``resources/templates/list`` and ``resources/read`` of the
-first listed resource (and of each ``--read URI``); with ``prompts``:
+first listed resource (and of each ``--read URI``), ``resources/subscribe`` of each
+``--subscribe URI``; with ``prompts``:
 ``prompts/list`` and ``prompts/get`` of the first prompt that needs no argument;
 with ``completions`` and ``--complete-prompt NAME:ARG``: ``completion/complete``
 of that prompt argument; and before 2026-07-28 (which removed both), with
@@ -18,6 +20,8 @@ order, and each ``--progress-call`` with a progress callback (the notifications 
 counted go into the report). Then each ``--cancel-call``, cancelled once its
 first progress notification arrives; ``--linger S`` keeps the session open S
 seconds more, so that what the server sends after that crosses the wire.
+``--client-features`` answers the server's sampling (a canned text), elicitation
+(decline) and roots (``file:///tmp``) requests, so the client declares them.
 
 Prints ONE JSON object to stdout and exits 0::
 
@@ -41,6 +45,7 @@ import anyio
 import mcp_types as types
 from conversation import EXPECTED_VERSION, MODES, hold, text
 from mcp import Client
+from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp_types.version import LATEST_MODERN_VERSION
 
@@ -50,6 +55,39 @@ DEADLINE_S = 40.0
 def parse_call(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, args = spec.partition("=")
     return name, json.loads(args) if args else {}
+
+
+def client_features(report: dict[str, Any]) -> dict[str, Any]:
+    """Sampling, elicitation and roots callbacks (``--client-features``): with them the
+    client declares those capabilities, and a server may ask for them. Each request
+    the server makes is counted in ``report["asked"]``."""
+    asked: dict[str, int] = report.setdefault("asked", {})
+
+    def count(method: str) -> None:
+        asked[method] = asked.get(method, 0) + 1
+
+    async def sample(
+        context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        count("sampling/createMessage")
+        reply = types.TextContent(type="text", text="sampled")
+        return types.CreateMessageResult(role="assistant", content=reply, model="mcpeek-test")
+
+    async def elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        count("elicitation/create")
+        return types.ElicitResult(action="decline")
+
+    async def roots(context: ClientRequestContext) -> types.ListRootsResult:
+        count("roots/list")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///tmp", name="tmp")])
+
+    return {
+        "sampling_callback": sample,
+        "elicitation_callback": elicit,
+        "list_roots_callback": roots,
+    }
 
 
 async def cancel_after_first_progress(client: Client, name: str, arguments: dict[str, Any]) -> None:
@@ -89,8 +127,10 @@ async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
         "read": {},
         "cancelled": [],
     }
+    features = client_features(report) if args.client_features else {}
     async with Client(
         server,
+        **features,
         mode=MODES[args.era],
         client_info=client_info,
         cache=None,  # every list and call must reach the wire
@@ -113,6 +153,8 @@ async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
             for uri in ([str(resources[0].uri)] if resources else []) + args.read:
                 contents = (await client.read_resource(uri)).contents
                 report["read"][uri] = len(contents)
+        for uri in args.subscribe:
+            await client.subscribe_resource(uri)
         if "prompts" in offered:
             prompts = (await client.list_prompts()).prompts
             report["prompts"] = [p.name for p in prompts]
@@ -160,10 +202,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="a Streamable HTTP endpoint instead of a stdio command")
     parser.add_argument("--call", action="append", default=[], metavar="NAME=JSON")
     parser.add_argument("--progress-call", action="append", default=[], metavar="NAME=JSON")
+    parser.add_argument(
+        "--client-features",
+        action="store_true",
+        help="answer sampling (a canned text), elicitation (decline) and roots (file:///tmp)",
+    )
     parser.add_argument("--cancel-call", action="append", default=[], metavar="NAME=JSON")
     parser.add_argument("--linger", type=float, default=0.0, metavar="SECONDS")
     parser.add_argument("--complete-prompt", metavar="NAME:ARG")
     parser.add_argument("--read", action="append", default=[], metavar="URI")
+    parser.add_argument("--subscribe", action="append", default=[], metavar="URI")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARG...]")
     args = parser.parse_args(argv)
     command: list[str] = args.command[1:] if args.command[:1] == ["--"] else args.command
