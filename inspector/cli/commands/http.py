@@ -148,6 +148,7 @@ class HttpCommand(Command):
             redact=not args.no_redact,
             extra_redacted=args.redact_header,
         )
+        path = writer.path  # the name it took ({n}, {pid})
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)

@@ -115,6 +115,7 @@ class StdioCommand(Command):
             target=[printable(a) for a in command],
             redact=not args.no_redact,
         )
+        path = writer.path  # the name it took ({n}, {pid})
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr
         internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))

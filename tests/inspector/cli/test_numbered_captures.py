@@ -53,7 +53,7 @@ def test_force_with_n_is_a_usage_error(tmp_path: Path) -> None:
 def run_session(pattern: Path, text: str) -> subprocess.CompletedProcess[bytes]:
     line = b'{"jsonrpc":"2.0","id":1,"method":"' + text.encode() + b'"}\n'
     return subprocess.run(
-        mcpeek_argv("stdio", "-q", "--no-check", "-w", str(pattern), "--", *ECHO),
+        mcpeek_argv("stdio", "--no-check", "-w", str(pattern), "--", *ECHO),
         input=line,
         capture_output=True,
         timeout=30,
@@ -77,3 +77,6 @@ def test_a_probe_then_a_session_make_two_captures(tmp_path: Path) -> None:
         ['{"jsonrpc":"2.0","id":1,"method":"initialize"}'],
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cap-1.jsonl", "cap-2.jsonl"]
+    # what mcpeek says names the file it took, not the pattern
+    assert f"recording to {tmp_path / 'cap-1.jsonl'}" in probe.stderr.decode()
+    assert f"recorded in {tmp_path / 'cap-2.jsonl'}" in session.stderr.decode()
