@@ -10,7 +10,7 @@ from mcpeek.inspector.views.flowline import FlowPrinter
 
 
 def cancelled_with_late_progress() -> RecordBuilder:
-    """What server-everything does (tests/e2e/test_thirdparty_servers.py): its long
+    """What server-everything does (tests/e2e/test_thirdparty_npm.py): its long
     operation keeps reporting progress after the client cancelled the call."""
     b = RecordBuilder()
     b.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}, id=0)
