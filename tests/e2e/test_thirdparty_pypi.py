@@ -59,22 +59,29 @@ FASTMCP_CALLS = [
 ]
 
 
-@pytest.mark.parametrize(("era", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
-def test_fastmcp_stdio(era: str, version: str, capture_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("era", "version", "log_level"),
+    [("auto", "2026-07-28", None), ("auto", "2026-07-28", "debug"), ("legacy", "2025-11-25", None)],
+)
+def test_fastmcp_stdio(era: str, version: str, log_level: str | None, capture_path: Path) -> None:
     fastmcp_installed()
-    outcome = tour_stdio(era, capture_path, peer_argv("fastmcp_server.py"), *FASTMCP_CALLS)
+    asks = [f"--log-level={log_level}"] if log_level else []
+    server = peer_argv("fastmcp_server.py")
+    outcome = tour_stdio(era, capture_path, server, *FASTMCP_CALLS, *asks)
     assert outcome["protocol_version"] == version
     assert outcome["calls"] == {"add": "5", "slow": "slow done"}
     assert outcome["progress"] == {"slow": 3}
     flows = inspector.load(capture_path).flows
     (slow,) = [f for f in flows if f.name == "slow"]
-    assert [e.method for e in slow.notifications] == ["notifications/progress"] * 3
-    logs = [f for f in flows if f.method == "notifications/message"]
+    methods = [e.method for e in slow.notifications]
+    # 2026-07-28 logging is request-scoped: the call that set logLevel owns its log
+    # line; without logLevel the server sends none.
+    assert methods == ["notifications/message"] * bool(log_level) + ["notifications/progress"] * 3
     # 2025-11-25: ctx.info is a session log line (nothing on the wire ties it to the
-    # call that was running), so a flow of its own; 2026-07-28: the client set no
-    # logLevel, so the server sends none.
-    assert [f.status for f in logs] == (["notification"] if era == "legacy" else [])
-    assert_only(capture_path, [])
+    # call that was running), so a flow of its own.
+    logs = [f.status for f in flows if f.method == "notifications/message"]
+    assert logs == (["notification"] if era == "legacy" else [])
+    assert_only(capture_path, [])  # (logLevel's deprecated.feature is an info)
 
 
 @pytest.mark.parametrize(("era", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])

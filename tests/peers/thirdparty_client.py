@@ -50,6 +50,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types.version import LATEST_MODERN_VERSION
 
 DEADLINE_S = 40.0
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 
 def parse_call(spec: str) -> tuple[str, dict[str, Any]]:
@@ -183,7 +184,10 @@ async def tour(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
             ) -> None:
                 seen.append(progress)
 
-            result = await client.call_tool(name, arguments, progress_callback=on_progress)
+            meta: Any = {LOG_LEVEL: args.log_level} if args.log_level else None
+            result = await client.call_tool(
+                name, arguments, progress_callback=on_progress, meta=meta
+            )
             report["calls"][name] = ("error: " if result.is_error else "") + text(result)
             report["progress"][name] = len(updates)
         for spec in args.cancel_call:
@@ -206,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         "--client-features",
         action="store_true",
         help="answer sampling (a canned text), elicitation (decline) and roots (file:///tmp)",
+    )
+    parser.add_argument(
+        "--log-level", help="2026-07-28: ask for log messages in each --progress-call's _meta"
     )
     parser.add_argument("--cancel-call", action="append", default=[], metavar="NAME=JSON")
     parser.add_argument("--linger", type=float, default=0.0, metavar="SECONDS")
