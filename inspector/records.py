@@ -87,6 +87,10 @@ class Http(SeqRecord, tag="http", kw_only=True):
     ``encoding`` (request and response records) is the body's content coding on
     the wire (its ``Content-Encoding``): the relay forwarded the bytes as they
     were, and recorded the messages and body of that side decoded.
+
+    ``by_proxy`` (response records) marks a response mcpeek sent itself (its
+    guard's 403, a 400 or 413, a 502 when the upstream could not be reached,
+    aiohttp's own 400): no server answered, so no rule judges a server by it.
     """
 
     x: str
@@ -101,6 +105,7 @@ class Http(SeqRecord, tag="http", kw_only=True):
     body_b64: str | None = None
     truncated: bool = False
     encoding: str | None = None
+    by_proxy: bool = False
 
 
 class Stderr(SeqRecord, tag="stderr", kw_only=True):

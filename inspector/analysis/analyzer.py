@@ -79,6 +79,8 @@ class Analyzer:
         self._decoder = MessageDecoder()
         self._peeker = Peeker()
         self._exchanges: dict[str, _Exchange] = {}
+        # Exchanges mcpeek answered itself: their response and end judge no server.
+        self._proxy_answered: set[str] = set()
         self._flow_count = 0
         self._forget: list[Flow] = []
         self._ending: list[Flow] = []  # flows ended by the message being correlated
@@ -109,10 +111,24 @@ class Analyzer:
             self.transport = record.transport
             return
         elif isinstance(record, SeqRecord):
-            for listener in self.listeners:
-                listener.on_record(record, None)
+            if not self._answered_by_proxy(record):
+                for listener in self.listeners:
+                    listener.on_record(record, None)
             if isinstance(record, Http):
                 self._http(record)
+
+    def _answered_by_proxy(self, record: SeqRecord) -> bool:
+        """Whether ``record`` is the response (or the end) of an exchange mcpeek
+        answered itself, which the rules must not see as the server's answer."""
+        if type(record) is not Http:
+            return False
+        if record.by_proxy:
+            self._proxy_answered.add(record.x)
+            return True
+        if record.phase == "end" and record.x in self._proxy_answered:
+            self._proxy_answered.discard(record.x)
+            return True
+        return False
 
     def _http_conversation(self, record: Msg) -> Conversation | None:
         """The conversation of a message off stdio; ``None`` when it waits (in its

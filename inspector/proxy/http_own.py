@@ -52,7 +52,13 @@ def aiohttp_answer_records(
             path=None if unparsed else request.raw_path,
             headers=[] if unparsed else list(request.headers.items()),
         ),
-        Http(x=x, phase="response", status=response.status, headers=own_headers(response)),
+        Http(
+            x=x,
+            phase="response",
+            status=response.status,
+            headers=own_headers(response),
+            by_proxy=True,
+        ),
         end,
         Event(event="note", message=note),
     ]
@@ -83,7 +89,9 @@ async def answer_itself(
         request.protocol.force_close()
     request[RECORDED] = True
     records: list[SeqRecord] = [] if head is None else [head]
-    records.append(Http(x=x, phase="response", status=status, headers=own_headers(response)))
+    records.append(
+        Http(x=x, phase="response", status=status, headers=own_headers(response), by_proxy=True)
+    )
     records.append(Http(x=x, phase="end", reason=reason, body=body))
     if reason == "refused":
         records.append(Event(event="note", message=f"refused {x}: {text}"))

@@ -558,6 +558,20 @@ def test_get_stream_in_the_modern_era() -> None:
     assert "answered 405, as a modern server should" in second.message
 
 
+def test_an_answer_mcpeek_gave_itself_judges_no_server() -> None:
+    # A GET refused by mcpeek's own guard (403): the server never saw it, so no
+    # "a modern server SHOULD answer 405" about it.
+    w = modern_conversation()
+    w.n += 1
+    x = f"x{w.n}"
+    w.b.http(x, "request", method="GET", path="/mcp", headers=[("accept", "text/event-stream")])
+    w.b.http(x, "response", status=403, headers=[], by_proxy=True)
+    w.b.http(x, "end", reason="refused")
+    assert found(w.records, "http.get-stream") == []
+    w.get(status=403)  # the same answer from the server itself is judged
+    assert len(found(w.records, "http.get-stream")) == 1
+
+
 # -- http.session-missing --------------------------------------------------------------------------
 
 
