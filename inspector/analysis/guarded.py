@@ -11,6 +11,8 @@ it ends the caller's output and passes through.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from mcpeek.inspector.analysis.analyzer import Analyzer
 from mcpeek.inspector.records import Record
@@ -24,24 +26,17 @@ class GuardedAnalyzer:
         self._told = False
 
     def feed(self, record: Record) -> None:
-        try:
-            self.analyzer.feed(record)
-        except BrokenPipeError:
-            raise
-        except Exception as exc:
-            self._tell(exc)
+        self._guarded(self.analyzer.feed, record)
 
     def tick(self, now: float) -> None:
-        try:
-            self.analyzer.tick(now)
-        except BrokenPipeError:
-            raise
-        except Exception as exc:
-            self._tell(exc)
+        self._guarded(self.analyzer.tick, now)
 
     def finish(self) -> None:
+        self._guarded(self.analyzer.finish)
+
+    def _guarded(self, call: Callable[..., None], *args: Any) -> None:
         try:
-            self.analyzer.finish()
+            call(*args)
         except BrokenPipeError:
             raise
         except Exception as exc:
