@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from mcpeek.inspector.capture.files import open_for_writing
+from mcpeek.inspector.capture.files import open_for_writing, write_all
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 
 
@@ -47,11 +47,7 @@ def save_capture(model: SessionModel, items: list[FlowItem], target: Path) -> in
     # data (a live capture among them), a symbolic link or another user's.
     fd = open_for_writing(target)
     try:
-        data = b"".join(lines)
-        with memoryview(data) as view:
-            written = 0
-            while written < len(view):
-                written += os.write(fd, view[written:])
+        write_all(fd, b"".join(lines))
     except OSError:
         os.close(fd)
         target.unlink(missing_ok=True)  # no half-written file left behind

@@ -109,6 +109,14 @@ def open_for_writing(path: Path, *, force: bool = False) -> int:
     return fd
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Hand all of ``data`` to the kernel (``os.write`` may take less than asked)."""
+    written = 0
+    with memoryview(data) as view:
+        while written < len(view):
+            written += os.write(fd, view[written:])
+
+
 def _check(path: Path, info: os.stat_result) -> None:
     kind = kind_of(info.st_mode)
     if kind == "a symbolic link":

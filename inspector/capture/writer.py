@@ -24,7 +24,7 @@ from pathlib import Path
 import msgspec
 
 from mcpeek.inspector import __version__
-from mcpeek.inspector.capture.files import open_for_writing
+from mcpeek.inspector.capture.files import open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
 from mcpeek.inspector.records import Header, Http, SeqRecord, store_header_bytes
@@ -130,11 +130,8 @@ class CaptureWriter:
         self._write_out(encoded)
 
     def _write_out(self, data: bytes) -> None:
-        written = 0
         try:
-            with memoryview(data) as view:
-                while written < len(view):
-                    written += os.write(self._fd, view[written:])
+            write_all(self._fd, data)
         except OSError as exc:
             self.error = exc
             raise
