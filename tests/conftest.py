@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from mcpeek.inspector import children
+
 PEERS = Path(__file__).parent / "peers"
 #: The official MCP schemas and examples the tests compare against (see its README).
 VENDORED_SPEC = Path(__file__).parent / "vendor" / "spec"
@@ -24,8 +26,9 @@ def needs(available: bool, what: str) -> None:
 
 
 def mcpeek_argv(*args: str) -> list[str]:
-    """The command line of mcpeek itself, from this checkout's interpreter."""
-    return [sys.executable, "-m", "mcpeek", *args]
+    """The command line of mcpeek itself, from this checkout's interpreter, started
+    as mcpeek starts its own children (isolated: ``python -I -m mcpeek``)."""
+    return children.mcpeek_argv(*args)
 
 
 def peer_argv(script: str, *args: str) -> list[str]:

@@ -24,20 +24,11 @@ import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
 
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "proxy-connection",
-        "host",
-    }
-)
+from mcpeek.inspector.proxy.http_headers import HOP_BY_HOP as RELAY_HOP_BY_HOP
+
+# The relay's own hop-by-hop set (the bare proxy must drop what mcpeek drops), and
+# Host, which it sets for the upstream.
+HOP_BY_HOP = RELAY_HOP_BY_HOP | {"host"}
 
 
 def end_to_end(headers: object) -> CIMultiDict[str]:
