@@ -36,6 +36,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("v", "violations", "Violations", "all violations grouped by rule"),
     ActionSpec("s", "summary", "Summary", "the session: era, versions, peers, capabilities"),
     ActionSpec(
+        "h",
+        "handshake",
+        "Handshake",
+        "per conversation: capabilities, tools, drift, rug pulls",
+        False,
+    ),
+    ActionSpec(
         "right_square_bracket", "next_session", "Next session", "switch to the next capture", False
     ),
     ActionSpec(

@@ -23,6 +23,7 @@ from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.export import flow_as_json, save_capture
 from mcpeek.tui.flow_list import SUB_BITS, FlowList
+from mcpeek.tui.handshake import HandshakeScreen
 from mcpeek.tui.screens import HelpScreen, PromptScreen, QuitScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
@@ -133,6 +134,10 @@ class SessionActions(App[None]):
     def action_summary(self) -> None:
         if self.current is not None:
             self.push_screen(SummaryScreen(self.current.model))
+
+    def action_handshake(self) -> None:
+        if self.current is not None:
+            self.push_screen(HandshakeScreen(self.current.model))
 
     def action_violations(self) -> None:
         if self.current is None:

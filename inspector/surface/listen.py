@@ -114,15 +114,19 @@ class _Tracker:
             )
 
     def snapshot(self) -> ConversationSurface:
+        # Each dict() is one atomic copy under the GIL: a viewer may take a snapshot
+        # while its loader thread feeds the listener.
         declared = self.conversation.declared
-        lists = {kind: dict(items) for kind, items in self.lists.items()}
-        for kind, pages in self.pages.items():  # a listing cut short: as far as it went
+        lists = {kind: dict(items) for kind, items in dict(self.lists).items()}
+        for kind, pages in dict(self.pages).items():  # a listing cut short: as far as it went
             lists.setdefault(kind, dict(pages))
         capabilities = {
             "server": declared.server_capabilities,
             "client": declared.client_capabilities,
         }
-        undeclared, unused = mismatches(self.used, self.called, capabilities, lists)
+        used = dict(self.used)
+        called = {method: set(names) for method, names in dict(self.called).items()}
+        undeclared, unused = mismatches(used, called, capabilities, lists)
         return ConversationSurface(
             conversation=self.conversation.key,
             era=declared.era,
@@ -133,11 +137,13 @@ class _Tracker:
             server_capabilities=declared.server_capabilities,
             instructions=declared.instructions,
             lists=lists,
-            listings={k: list(v) for k, v in self.listings.items()},
-            history={k: {n: list(v) for n, v in h.items()} for k, h in self.history.items()},
+            listings={k: list(v) for k, v in dict(self.listings).items()},
+            history={
+                k: {n: list(v) for n, v in dict(h).items()} for k, h in dict(self.history).items()
+            },
             drift=list(self.drift),
-            list_changed={k: list(v) for k, v in self.list_changed.items()},
-            used=dict(sorted(self.used.items())),
+            list_changed={k: list(v) for k, v in dict(self.list_changed).items()},
+            used=dict(sorted(used.items())),
             undeclared=undeclared,
             unused=unused,
         )

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.surface import SurfaceListener
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -79,7 +80,9 @@ class Changes:
 class SessionModel(AnalysisListener):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
-        self.analyzer = Analyzer([self], timeout=timeout, keep_flows=True)
+        #: The server surface of each conversation (the handshake view reads it).
+        self.surface = SurfaceListener()
+        self.analyzer = Analyzer([self, self.surface], timeout=timeout, keep_flows=True)
         self.items: list[FlowItem] = []
         self.findings: list[Violation] = []
         self.header: Header | None = None
