@@ -136,7 +136,7 @@ def add_conversation(tree: Tree[None], s: ConversationSurface) -> None:
         if kind not in s.lists:
             continue
         items = s.lists[kind]
-        listings = len(s.listings.get(kind, []))
+        listings = s.listed.get(kind, 0)
         times = f", listed {listings} times" if listings > 1 else ""
         section = root.add(Text(f"{KIND_TITLES[kind]} ({len(items)}{times})", "bold"), expand=True)
         for name, definition in items.items():

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
@@ -41,43 +43,77 @@ from mcpeek.inspector.surface.model import (
 from mcpeek.inspector.surface.usage import mismatches
 
 
+class _ListRequestParams(msgspec.Struct):
+    cursor: Any = None
+
+
+class _ListRequest(msgspec.Struct):
+    params: _ListRequestParams | None = None
+
+
+class _ListAnswer(msgspec.Struct):
+    result: msgspec.Raw = msgspec.Raw(b"")  # (Raw takes no None: empty when absent)
+
+
+_decode_request = msgspec.json.Decoder(_ListRequest).decode
+_decode_answer = msgspec.json.Decoder(_ListAnswer).decode
+
+
 class _Tracker:
-    """The listings of one conversation as they go by (mutable; snapshots are not)."""
+    """The listings of one conversation as they go by (mutable; snapshots are not).
+
+    Memory stays bounded by what the server offers and how often it changed,
+    not by the length of the capture: a listing equal to the previous one
+    only counts (a client that lists every few seconds adds nothing else).
+    """
 
     def __init__(self, conversation: Conversation) -> None:
         self.conversation = conversation
         self.lists: dict[str, dict[str, Any]] = {}
         self.pages: dict[str, dict[str, Any]] = {}  # a listing still being paged through
-        self.listings: dict[str, list[int]] = {}
+        self.listed: dict[str, int] = {}  # complete listings per kind
+        self.last_listing: dict[str, int] = {}  # seq of the last one
+        # The exact bytes of the last one-page listing's result: the same bytes
+        # again (the common case) are the same listing, with no decode at all.
+        self.last_bytes: dict[str, bytes] = {}
         self.history: dict[str, dict[str, list[Version]]] = {}
         self.drift: list[Drift] = []
-        self.list_changed: dict[str, list[int]] = {}
+        self.list_changed: dict[str, int] = {}
         self.announced: set[str] = set()  # kinds announced since their last listing
-        self.used: dict[str, int] = {}
+        self.used: dict[tuple[str, str], int] = {}
         self.called: dict[str, set[str]] = {}
 
     def message(self, entry: Entry, flow: Flow, decoder: MessageDecoder) -> None:
         method = entry.method
-        if entry.kind in ("request", "notification") and method is not None:
-            key = f"{entry.dir}:{method}"
+        if method is not None:  # a request or a notification
+            key = (entry.dir, method)
             self.used[key] = self.used.get(key, 0) + 1
             if entry.kind == "request" and method in ("tools/call", "prompts/get") and flow.name:
                 self.called.setdefault(method, set()).add(flow.name)
-            if entry.dir == "s2c" and method in LIST_CHANGED:
+            elif entry.dir == "s2c" and method in LIST_CHANGED:
                 for announced in LIST_CHANGED[method]:
-                    self.list_changed.setdefault(announced, []).append(entry.seq)
+                    self.list_changed[announced] = self.list_changed.get(announced, 0) + 1
                     self.announced.add(announced)
             return
         kind = LIST_METHODS.get(flow.method or "")
-        if entry.kind != "result" or entry.dir != "s2c" or kind is None or flow.sender != "c2s":
+        if kind is None or entry.kind != "result" or entry.dir != "s2c" or flow.sender != "c2s":
             return
-        result = entry.message(decoder).result_value()
-        request = flow.attempts[-1].request if flow.attempts else None
-        params = request.message(decoder).params_value() if request is not None else None
+        try:
+            raw = _decode_answer(entry.wire()).result
+            request = flow.attempts[-1].request
+            params = _decode_request(request.wire()).params
+        except (msgspec.MsgspecError, IndexError, RecursionError):
+            return  # not a list answer this model can read (the rules say why)
+        first_page = params is None or params.cursor is None
+        data = bytes(raw)
+        if first_page and self.last_bytes.get(kind) == data and kind not in self.pages:
+            self._counted(kind, entry.seq)
+            return
+        result = msgspec.json.decode(data) if data else None
         if not isinstance(result, dict):
             return
-        if not (isinstance(params, dict) and params.get("cursor") is not None):
-            self.pages[kind] = {}  # no cursor: a listing from the start
+        if first_page:
+            self.pages[kind] = {}  # a listing from the start
         page = self.pages.setdefault(kind, {})
         items = result.get(kind)
         for item in items if isinstance(items, list) else ():
@@ -85,16 +121,27 @@ class _Tracker:
             if isinstance(name, str):
                 page[name] = item
         if not result.get("nextCursor"):
+            single = first_page
             self._complete(kind, entry.seq, self.pages.pop(kind))
+            if single:
+                self.last_bytes[kind] = data
+            else:
+                self.last_bytes.pop(kind, None)
+
+    def _counted(self, kind: str, seq: int) -> int:
+        """One more complete listing; returns the seq of the one before (0: none)."""
+        before = self.last_listing.get(kind, 0)
+        self.listed[kind] = self.listed.get(kind, 0) + 1
+        self.last_listing[kind] = seq
+        self.announced.discard(kind)  # an announcement is answered by the listing after it
+        return before
 
     def _complete(self, kind: str, seq: int, listing: dict[str, Any]) -> None:
         previous = self.lists.get(kind)
         history = self.history.setdefault(kind, {})
         announced = kind in self.announced
-        self.announced.discard(kind)
-        before_seq = self.listings[kind][-1] if self.listings.get(kind) else 0
+        before_seq = self._counted(kind, seq)
         self.lists[kind] = listing
-        self.listings.setdefault(kind, []).append(seq)
         if previous is None:
             for name, definition in listing.items():
                 history[name] = [Version(seq, definition, False)]
@@ -126,7 +173,7 @@ class _Tracker:
         }
         used = dict(self.used)
         called = {method: set(names) for method, names in dict(self.called).items()}
-        undeclared, unused = mismatches(used, called, capabilities, lists)
+        undeclared, unused = mismatches(used.keys(), called, capabilities, lists)
         return ConversationSurface(
             conversation=self.conversation.key,
             era=declared.era,
@@ -137,13 +184,13 @@ class _Tracker:
             server_capabilities=declared.server_capabilities,
             instructions=declared.instructions,
             lists=lists,
-            listings={k: list(v) for k, v in dict(self.listings).items()},
+            listed=dict(self.listed),
             history={
                 k: {n: list(v) for n, v in dict(h).items()} for k, h in dict(self.history).items()
             },
             drift=list(self.drift),
-            list_changed={k: list(v) for k, v in dict(self.list_changed).items()},
-            used=dict(sorted(used.items())),
+            list_changed=dict(self.list_changed),
+            used={f"{d}:{m}": n for (d, m), n in sorted(used.items())},
             undeclared=undeclared,
             unused=unused,
         )

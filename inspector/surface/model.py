@@ -99,11 +99,11 @@ class ConversationSurface(msgspec.Struct, omit_defaults=False):
     ``http:session:ID``, ``http:origin``).
 
     ``lists`` maps each kind in :data:`KINDS` that the server listed to its
-    items by key (paginated answers merged), as last listed; ``listings`` the
-    seq of each complete listing's last page; ``history`` every state of every
-    item (first listing included); ``drift`` what changed after the first
-    listing; ``list_changed`` the seqs of the ``list_changed`` notifications per
-    kind. ``used`` counts the methods each side sent (``c2s:tools/call``).
+    items by key (paginated answers merged), as last listed; ``listed`` counts
+    the complete listings per kind; ``history`` every state of every item
+    (first listing included); ``drift`` what changed after the first listing;
+    ``list_changed`` counts the ``list_changed`` notifications per kind.
+    ``used`` counts the methods each side sent (``c2s:tools/call``).
     ``undeclared``: used without being declared; ``unused``: declared, never used.
     """
 
@@ -116,10 +116,10 @@ class ConversationSurface(msgspec.Struct, omit_defaults=False):
     server_capabilities: Any
     instructions: str | None
     lists: dict[str, dict[str, Any]]
-    listings: dict[str, list[int]]
+    listed: dict[str, int]
     history: dict[str, dict[str, list[Version]]]
     drift: list[Drift]
-    list_changed: dict[str, list[int]]
+    list_changed: dict[str, int]
     used: dict[str, int]
     undeclared: list[Usage]
     unused: list[Usage]

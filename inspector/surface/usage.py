@@ -11,7 +11,7 @@ listed (when it listed tools at all), and a listed tool nobody called.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mcpeek.inspector.surface.model import Usage
@@ -62,20 +62,19 @@ def declares(capabilities: Any, path: str) -> bool:
 
 
 def mismatches(
-    used: Mapping[str, int],
+    used: Iterable[tuple[str, str]],
     called: Mapping[str, set[str]],
     capabilities: Mapping[str, Any],
     lists: Mapping[str, Mapping[str, Any]],
 ) -> tuple[list[Usage], list[Usage]]:
     """``(undeclared, unused)`` for one conversation.
 
-    ``used`` counts ``"dir:method"``; ``called`` maps ``tools/call`` and
+    ``used`` are the ``(direction, method)`` pairs sent; ``called`` maps ``tools/call`` and
     ``prompts/get`` to the names asked for; ``capabilities`` is
     ``{"server": ..., "client": ...}``; ``lists`` the surface's lists.
     """
     by_capability: dict[tuple[str, str], list[str]] = {}
-    for key in used:
-        direction, _, method = key.partition(":")
+    for direction, method in used:
         found = capability_of(direction, method)
         if found is not None:
             by_capability.setdefault(found, []).append(method)

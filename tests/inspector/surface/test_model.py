@@ -41,7 +41,9 @@ def test_pages_make_one_listing(tmp_path: Path) -> None:
     last = list_tools(b, [tool("b")], cursor="p2")
     s = surface_of(tmp_path, b)
     assert sorted(s.lists["tools"]) == ["a", "b"]
-    assert s.listings["tools"] == [last]
+    assert s.listed["tools"] == 1
+    (version,) = s.history["tools"]["b"]
+    assert version.seq == last
 
 
 def test_a_change_without_list_changed_is_a_rug_pull(tmp_path: Path) -> None:
@@ -63,14 +65,14 @@ def test_an_announced_change_is_drift_but_no_rug_pull(tmp_path: Path) -> None:
     b = RecordBuilder()
     handshake(b)
     list_tools(b, [tool("fetch", "Fetch a URL"), tool("old")])
-    notice = b.notify("notifications/tools/list_changed").seq
+    b.notify("notifications/tools/list_changed")
     list_tools(b, [tool("fetch", "Fetch a URL", url="string"), tool("new")])
     s = surface_of(tmp_path, b)
     changes = {(d.name, d.change): d for d in s.drift}
     assert set(changes) == {("fetch", "changed"), ("old", "removed"), ("new", "added")}
     assert changes[("fetch", "changed")].fields == ["inputSchema"]
     assert all(d.announced and not d.rug_pull for d in s.drift)
-    assert s.list_changed == {"tools": [notice]}
+    assert s.list_changed == {"tools": 1}
     # the announcement is spent by the listing that followed it
     list_tools(b, [tool("fetch", "changed again")])
     s = surface_of(tmp_path, b)
