@@ -95,8 +95,13 @@ class _Tracker:
                     self.list_changed[announced] = self.list_changed.get(announced, 0) + 1
                     self.announced.add(announced)
             return
+        if entry.kind != "result" or entry.dir != "s2c" or flow.sender != "c2s":
+            return
+        if flow.attempts and flow.attempts[-1].result_type == "input_required":
+            self._input_requests(entry, decoder)
+            return
         kind = LIST_METHODS.get(flow.method or "")
-        if kind is None or entry.kind != "result" or entry.dir != "s2c" or flow.sender != "c2s":
+        if kind is None:
             return
         try:
             raw = _decode_answer(entry.wire()).result
@@ -127,6 +132,18 @@ class _Tracker:
                 self.last_bytes[kind] = data
             else:
                 self.last_bytes.pop(kind, None)
+
+    def _input_requests(self, entry: Entry, decoder: MessageDecoder) -> None:
+        """A 2026-07-28 server asks the client through the result (``inputRequests``,
+        e.g. an ``elicitation/create``): that uses the client's capability as a
+        server request would."""
+        result = entry.message(decoder).result_value()
+        asked = result.get("inputRequests") if isinstance(result, dict) else None
+        for request in asked.values() if isinstance(asked, dict) else ():
+            method = request.get("method") if isinstance(request, dict) else None
+            if isinstance(method, str):
+                key = ("s2c", method)
+                self.used[key] = self.used.get(key, 0) + 1
 
     def _counted(self, kind: str, seq: int) -> int:
         """One more complete listing; returns the seq of the one before (0: none)."""
@@ -220,12 +237,20 @@ class SurfaceListener(AnalysisListener):
 
 
 class CaptureSurface:
-    """The surfaces of one capture file, and its header."""
+    """The surfaces of one capture file, its header, and the reader's ``problems``
+    (lines that could not be read, skipped)."""
 
-    def __init__(self, path: Path, header: Header | None, conversations: list[ConversationSurface]):
+    def __init__(
+        self,
+        path: Path,
+        header: Header | None,
+        conversations: list[ConversationSurface],
+        problems: list[str],
+    ) -> None:
         self.path = path
         self.header = header
         self.conversations = conversations
+        self.problems = problems
 
 
 def read_surfaces(
@@ -239,4 +264,4 @@ def read_surfaces(
     analyzer = Analyzer([listener], timeout=float("inf"))
     reader = CaptureReader(path)
     run_capture(reader, analyzer, each=records)
-    return CaptureSurface(path, analyzer.header, listener.surfaces())
+    return CaptureSurface(path, analyzer.header, listener.surfaces(), list(reader.problems))

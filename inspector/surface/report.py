@@ -55,6 +55,8 @@ class DiffReport(msgspec.Struct, omit_defaults=False):
     traffic: TrafficDifferences
     drift_a: list[Drift]
     drift_b: list[Drift]
+    problems_a: list[str]  # lines of A that could not be read (skipped)
+    problems_b: list[str]
 
 
 def _read(path: Path) -> tuple[CaptureSurface, list[AnyRecord]]:
@@ -78,6 +80,8 @@ def diff_captures(a: Path, b: Path, ignore: Sequence[Pointer] = ()) -> DiffRepor
         traffic,
         [d for c in surface_a.conversations for d in c.drift],
         [d for c in surface_b.conversations for d in c.drift],
+        surface_a.problems,
+        surface_b.problems,
     )
 
 

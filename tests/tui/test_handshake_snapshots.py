@@ -6,10 +6,13 @@ Update them after a deliberate change of the look with
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mcpeek.tui.app import McpeekApp
+from tests.tui.test_handshake import rug_pull_capture
 from tests.tui.test_snapshots import after_loading, app_on, in_the_repository
 
 __all__ = ["in_the_repository"]  # the fixture: paths on screen relative to the repository
@@ -25,3 +28,10 @@ def test_handshake_view(snap_compare: Any, capture: str) -> None:
 def test_handshake_view_small(snap_compare: Any) -> None:
     app = app_on("modern-stdio.jsonl")
     assert snap_compare(app, terminal_size=(80, 24), run_before=after_loading("h"))
+
+
+def test_handshake_view_of_a_rug_pull(snap_compare: Any, tmp_path: Path) -> None:
+    """A tool whose description changed with no list_changed: marked, and said."""
+    capture = rug_pull_capture(tmp_path / "rug-pull.jsonl")
+    app = McpeekApp([capture], follow=False, recheck_rules=False)
+    assert snap_compare(app, terminal_size=(120, 34), run_before=after_loading("h"))

@@ -72,4 +72,7 @@ class DiffCommand(Command):
             sys.stdout.flush()
         except BrokenPipeError:  # `mcpeek diff a b | head`: the reader has seen enough
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        for path, problems in ((args.a, report.problems_a), (args.b, report.problems_b)):
+            for problem in problems:
+                print(f"mcpeek: {path}: {problem}", file=sys.stderr)
         return 0 if report.same else 1

@@ -274,3 +274,16 @@ def _not_a_capture(tmp: Path) -> Path:
     path = tmp / "notes.txt"
     path.write_text("hello\n")
     return path
+
+
+def test_a_damaged_line_is_said_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = session(tmp_path / "a.jsonl")
+    b = tmp_path / "b.jsonl"
+    lines = a.read_text().splitlines(keepends=True)
+    b.write_text("".join(lines[:3]) + "{not a record\n" + "".join(lines[3:]))
+    code = main(["diff", str(a), str(b)])
+    captured = capsys.readouterr()
+    assert code == 0  # the rest of B is A
+    assert captured.err.startswith(f"mcpeek: {b}: ")

@@ -104,3 +104,17 @@ def test_the_bundled_captures() -> None:
         assert s.era == ("legacy" if name.startswith("legacy") else "modern")
         encoded = msgspec.json.decode(msgspec.json.encode(s))
         assert encoded["lists"]["prompts"]["greet"]["name"] == "greet"
+
+
+def test_a_modern_input_request_uses_the_clients_capability(tmp_path: Path) -> None:
+    b = RecordBuilder(modern=True)
+    b.request("server/discover", {}, id=0)
+    b.result(0, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+    can_elicit = {"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    b.request("tools/call", {"name": "confirm", "arguments": {}}, id=1, meta=can_elicit)
+    ask = {"ok": {"method": "elicitation/create", "params": {"message": "sure?"}}}
+    b.input_required(1, state="s1", requests=ask)
+    s = surface_of(tmp_path, b)
+    assert s.used["s2c:elicitation/create"] == 1
+    assert s.client_capabilities == {"elicitation": {}}
+    assert not [u for u in s.unused if u.side == "client"]
