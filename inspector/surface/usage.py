@@ -1,9 +1,11 @@
 """What was used without being declared, and declared without being used.
 
-A capability is *used* when a method of its feature crosses the wire: a
-client request ``tools/call`` uses the server's ``tools``, a server request
-``sampling/createMessage`` the client's ``sampling``, a server notification
-``notifications/tools/list_changed`` the server's ``tools.listChanged``. A
+A capability is *used* when a method of its feature crosses the wire (the
+tables of :mod:`mcpeek.inspector.analysis.capabilities`, which the
+``capability.not-declared`` rule judges by): a client request ``tools/call``
+uses the server's ``tools``, a server request ``sampling/createMessage`` the
+client's ``sampling``, a server notification ``notifications/tools/list_changed``
+the server's ``tools`` and its ``tools.listChanged`` flag. A
 side whose capabilities were never seen is not judged (nothing was declared
 either way). Items are judged too: a ``tools/call`` of a tool the server never
 listed (when it listed tools at all), and a listed tool nobody called.
@@ -14,26 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mcpeek.inspector.analysis.capabilities import (
+    CAPABILITY_FLAG,
+    CLIENT_CAPABILITY,
+    SERVER_CAPABILITY,
+    SERVER_NOTIFICATION_CAPABILITY,
+)
 from mcpeek.inspector.surface.model import Usage
 
-# (direction, method prefix) -> (whose capability, capability path)
-_FEATURES: tuple[tuple[str, str, str, str], ...] = (
-    ("c2s", "tools/", "server", "tools"),
-    ("c2s", "resources/subscribe", "server", "resources.subscribe"),
-    ("c2s", "resources/", "server", "resources"),
-    ("c2s", "prompts/", "server", "prompts"),
-    ("c2s", "logging/", "server", "logging"),
-    ("c2s", "completion/", "server", "completions"),
-    ("s2c", "notifications/message", "server", "logging"),
-    ("s2c", "notifications/tools/list_changed", "server", "tools.listChanged"),
-    ("s2c", "notifications/resources/list_changed", "server", "resources.listChanged"),
-    ("s2c", "notifications/resources/updated", "server", "resources.subscribe"),
-    ("s2c", "notifications/prompts/list_changed", "server", "prompts.listChanged"),
-    ("s2c", "roots/", "client", "roots"),
-    ("c2s", "notifications/roots/list_changed", "client", "roots.listChanged"),
-    ("s2c", "sampling/", "client", "sampling"),
-    ("s2c", "elicitation/", "client", "elicitation"),
-)
 #: The top-level capabilities whose use can be seen on the wire (``experimental``
 #: and extensions cannot be told apart from traffic: never called unused).
 _JUDGED = frozenset(
@@ -42,12 +32,21 @@ _JUDGED = frozenset(
 _ITEM_METHODS = {"tools/call": ("tools", "tool"), "prompts/get": ("prompts", "prompt")}
 
 
-def capability_of(direction: str, method: str) -> tuple[str, str] | None:
-    """Whose capability a method uses, and which (``("server", "tools")``)."""
-    for sender, prefix, side, path in _FEATURES:
-        if sender == direction and method.startswith(prefix):
-            return side, path
-    return None
+def capabilities_of(direction: str, method: str) -> list[tuple[str, str]]:
+    """Whose capabilities a method sent that way uses, and which:
+    ``[("server", "tools"), ("server", "tools.listChanged")]``."""
+    out: list[tuple[str, str]] = []
+    if direction == "c2s" and method in SERVER_CAPABILITY:
+        out.append(("server", SERVER_CAPABILITY[method]))
+    elif direction == "s2c" and method in SERVER_NOTIFICATION_CAPABILITY:
+        out.append(("server", SERVER_NOTIFICATION_CAPABILITY[method]))
+    elif method in CLIENT_CAPABILITY and (direction == "s2c") != method.startswith(
+        "notifications/"
+    ):
+        out.append(("client", CLIENT_CAPABILITY[method]))
+    if out and method in CAPABILITY_FLAG:
+        out.append((out[0][0], CAPABILITY_FLAG[method]))
+    return out
 
 
 def declares(capabilities: Any, path: str) -> bool:
@@ -75,8 +74,7 @@ def mismatches(
     """
     by_capability: dict[tuple[str, str], list[str]] = {}
     for direction, method in used:
-        found = capability_of(direction, method)
-        if found is not None:
+        for found in capabilities_of(direction, method):
             by_capability.setdefault(found, []).append(method)
     undeclared = [
         Usage(side, path, sorted(methods))

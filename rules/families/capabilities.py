@@ -10,46 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.capabilities import (
+    CLIENT_CAPABILITY,
+    SERVER_CAPABILITY,
+    SERVER_NOTIFICATION_CAPABILITY,
+)
 from mcpeek.rules.base import LEGACY_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._wire import as_dict
 
 LIFECYCLE = f"{LEGACY_SPEC}/basic/lifecycle"
-
-
-#: Client requests and notifications → the server capability they need.
-SERVER_CAPABILITY: dict[str, str] = {
-    "tools/list": "tools",
-    "tools/call": "tools",
-    "prompts/list": "prompts",
-    "prompts/get": "prompts",
-    "resources/list": "resources",
-    "resources/read": "resources",
-    "resources/templates/list": "resources",
-    "resources/subscribe": "resources",
-    "resources/unsubscribe": "resources",
-    "completion/complete": "completions",
-    "logging/setLevel": "logging",
-}
-
-
-#: Server notifications → the server capability that announces them.
-SERVER_NOTIFICATION_CAPABILITY: dict[str, str] = {
-    "notifications/message": "logging",
-    "notifications/tools/list_changed": "tools",
-    "notifications/prompts/list_changed": "prompts",
-    "notifications/resources/list_changed": "resources",
-    "notifications/resources/updated": "resources",
-}
-
-
-#: Server requests (legacy) and client notifications → the client capability.
-CLIENT_CAPABILITY: dict[str, str] = {
-    "sampling/createMessage": "sampling",
-    "elicitation/create": "elicitation",
-    "roots/list": "roots",
-    "notifications/roots/list_changed": "roots",
-}
 
 
 class CapabilityNotDeclared(Rule):
