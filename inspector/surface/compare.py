@@ -59,7 +59,12 @@ def path_difference(path: str, a: Any, b: Any) -> PathDifference:
 
 
 def paths_between(a: Any, b: Any) -> list[PathDifference]:
-    return [path_difference(d.path, d.recorded, d.live) for d in diff(a, b)]
+    """Every JSON Pointer where ``a`` and ``b`` part; none for values nested deeper
+    than the walk can go (the item is still reported as changed)."""
+    try:
+        return [path_difference(d.path, d.recorded, d.live) for d in diff(a, b)]
+    except RecursionError:
+        return []
 
 
 def _members(

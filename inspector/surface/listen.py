@@ -27,7 +27,7 @@ import msgspec
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.jsonrpc import MessageDecoder, json_value
 from mcpeek.inspector.records import AnyRecord, Header
 from mcpeek.inspector.replay.canonical import canonical
 from mcpeek.inspector.surface.model import (
@@ -114,7 +114,7 @@ class _Tracker:
         if first_page and self.last_bytes.get(kind) == data and kind not in self.pages:
             self._counted(kind, entry.seq)
             return
-        result = msgspec.json.decode(data) if data else None
+        result = json_value(data) if data else None  # (None when nested too deep)
         if not isinstance(result, dict):
             return
         if first_page:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import msgspec
 
+from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.surface import read_surfaces
 from mcpeek.inspector.testing.records import RecordBuilder
-from tests.inspector.surface.sessions import call_tool, handshake, list_tools, tool
+from tests.inspector.surface.sessions import call_tool, handshake, id_of, list_tools, tool
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -118,3 +119,18 @@ def test_a_modern_input_request_uses_the_clients_capability(tmp_path: Path) -> N
     assert s.used["s2c:elicitation/create"] == 1
     assert s.client_capabilities == {"elicitation": {}}
     assert not [u for u in s.unused if u.side == "client"]
+
+
+def test_a_schema_nested_past_any_walk_is_read_without_raising(tmp_path: Path) -> None:
+    deep = '{"x":' * 5000 + "{}" + "}" * 5000
+    b = RecordBuilder()
+    handshake(b)
+    list_tools(b, [tool("deep")])
+    request = b.request("tools/list", {})
+    tools = '{"tools":[{"name":"deep","inputSchema":' + deep + "}]}"
+    b.raw(f'{{"jsonrpc":"2.0","id":{id_of(request)},"result":{tools}}}', "s2c")
+    capture = b.save(tmp_path / "deep.jsonl")
+    (s,) = read_surfaces(capture).conversations  # never raises on what traffic holds
+    assert s.listed["tools"] == 1  # too deep to build: that answer is skipped
+    assert list(s.lists["tools"]) == ["deep"]
+    assert main(["diff", str(capture), str(capture)]) == 0
