@@ -55,6 +55,26 @@ class _ListAnswer(msgspec.Struct):
     result: msgspec.Raw = msgspec.Raw(b"")  # (Raw takes no None: empty when absent)
 
 
+class _InputRequest(msgspec.Struct):
+    method: str | None = None
+
+
+class _InputRequiredResult(msgspec.Struct):
+    inputRequests: dict[str, _InputRequest] = {}
+
+
+class _InputRequired(msgspec.Struct):
+    result: _InputRequiredResult
+
+
+_decode_input_required = msgspec.json.Decoder(_InputRequired).decode
+
+#: Requests and notifications the tracker looks at beyond counting them.
+NOTED = frozenset({"tools/call", "prompts/get", *LIST_CHANGED})
+#: Client requests whose results it reads: the lists, and the calls a 2026-07-28
+#: server may answer with input requests.
+READ_ANSWERS = frozenset({*LIST_METHODS, "tools/call", "prompts/get", "resources/read"})
+
 _decode_request = msgspec.json.Decoder(_ListRequest).decode
 _decode_answer = msgspec.json.Decoder(_ListAnswer).decode
 
@@ -83,22 +103,25 @@ class _Tracker:
         self.used: dict[tuple[str, str], int] = {}
         self.called: dict[str, set[str]] = {}
 
-    def message(self, entry: Entry, flow: Flow, decoder: MessageDecoder) -> None:
+    def sent(self, entry: Entry, flow: Flow) -> None:
+        """A request or notification of :data:`NOTED` (the caller counted it)."""
         method = entry.method
-        if method is not None:  # a request or a notification
-            key = (entry.dir, method)
-            self.used[key] = self.used.get(key, 0) + 1
-            if entry.kind == "request" and method in ("tools/call", "prompts/get") and flow.name:
-                self.called.setdefault(method, set()).add(flow.name)
-            elif entry.dir == "s2c" and method in LIST_CHANGED:
-                for announced in LIST_CHANGED[method]:
-                    self.list_changed[announced] = self.list_changed.get(announced, 0) + 1
-                    self.announced.add(announced)
-            return
-        if entry.kind != "result" or entry.dir != "s2c" or flow.sender != "c2s":
+        if entry.kind == "request" and method in ("tools/call", "prompts/get") and flow.name:
+            names = self.called.get(method)
+            if names is None:
+                names = self.called[method] = set()
+            names.add(flow.name)
+        elif entry.dir == "s2c" and method in LIST_CHANGED:
+            for announced in LIST_CHANGED[method]:
+                self.list_changed[announced] = self.list_changed.get(announced, 0) + 1
+                self.announced.add(announced)
+
+    def answered(self, entry: Entry, flow: Flow, decoder: MessageDecoder) -> None:
+        """A result to a client request of :data:`READ_ANSWERS`."""
+        if entry.dir != "s2c" or flow.sender != "c2s":
             return
         if flow.attempts and flow.attempts[-1].result_type == "input_required":
-            self._input_requests(entry, decoder)
+            self._input_requests(entry)
             return
         kind = LIST_METHODS.get(flow.method or "")
         if kind is None:
@@ -133,16 +156,17 @@ class _Tracker:
             else:
                 self.last_bytes.pop(kind, None)
 
-    def _input_requests(self, entry: Entry, decoder: MessageDecoder) -> None:
+    def _input_requests(self, entry: Entry) -> None:
         """A 2026-07-28 server asks the client through the result (``inputRequests``,
         e.g. an ``elicitation/create``): that uses the client's capability as a
         server request would."""
-        result = entry.message(decoder).result_value()
-        asked = result.get("inputRequests") if isinstance(result, dict) else None
-        for request in asked.values() if isinstance(asked, dict) else ():
-            method = request.get("method") if isinstance(request, dict) else None
-            if isinstance(method, str):
-                key = ("s2c", method)
+        try:
+            asked = _decode_input_required(entry.wire()).result.inputRequests
+        except (msgspec.MsgspecError, RecursionError):
+            return  # not the shape the spec gives it (the rules say so)
+        for request in asked.values():
+            if request.method is not None:
+                key = ("s2c", request.method)
                 self.used[key] = self.used.get(key, 0) + 1
 
     def _counted(self, kind: str, seq: int) -> int:
@@ -224,13 +248,26 @@ class SurfaceListener(AnalysisListener):
 
     def __init__(self) -> None:
         self._trackers: dict[str, _Tracker] = {}
+        self._last: _Tracker | None = None  # the conversation of the last message
         self._decoder = MessageDecoder()
 
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
-        tracker = self._trackers.get(conversation.key)
-        if tracker is None:
-            tracker = self._trackers[conversation.key] = _Tracker(conversation)
-        tracker.message(entry, flow, self._decoder)
+        # Called for every message a viewer loads: most are counted and left.
+        tracker = self._last
+        if tracker is None or tracker.conversation is not conversation:
+            tracker = self._trackers.get(conversation.key)
+            if tracker is None:
+                tracker = self._trackers[conversation.key] = _Tracker(conversation)
+            self._last = tracker
+        method = entry.method
+        if method is not None:  # a request or a notification
+            used = tracker.used
+            key = (entry.dir, method)
+            used[key] = used.get(key, 0) + 1
+            if method in NOTED:
+                tracker.sent(entry, flow)
+        elif flow.method in READ_ANSWERS and entry.kind == "result":
+            tracker.answered(entry, flow, self._decoder)
 
     def surfaces(self) -> list[ConversationSurface]:
         return [tracker.snapshot() for tracker in list(self._trackers.values())]
