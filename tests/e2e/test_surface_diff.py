@@ -114,9 +114,17 @@ def test_two_different_servers_differ_in_their_surface(tmp_path: Path) -> None:
     assert ("server_info", "", "changed") in found
 
 
-def test_two_http_sessions_pair_by_order_not_by_session_id(tmp_path: Path) -> None:
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_two_http_sessions_pair_by_order_not_by_session_id(era: str, tmp_path: Path) -> None:
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    record_http("legacy", a)
-    record_http("legacy", b)
+    record_http(era, a)
+    record_http(era, b)
     proc = diff(a, b)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    surface = json.loads(
+        subprocess.run(
+            mcpeek_argv("show", str(a), "--format", "json"), capture_output=True, text=True
+        ).stdout.splitlines()[-1]
+    )
+    assert surface["era"] == era and surface["conversation"].startswith("http:")
+    assert "get_weather" in surface["lists"]["tools"]
