@@ -1,0 +1,99 @@
+"""What ``mcpeek wrap`` and ``mcpeek unwrap`` share: finding the config, writing the plan.
+
+A plan (``inspector.clients.plan``) is shown as a unified diff with
+``--dry-run``, else written: backup first, then the config replaced in one
+step. Reports go to stderr as ``mcpeek: ...`` lines; stdout carries only the
+diff, so ``--dry-run > change.patch`` holds a patch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+from mcpeek.inspector.cli.base import UsageError
+from mcpeek.inspector.clients.configfile import keep_backup, read_config, replace_atomically
+from mcpeek.inspector.clients.known import CLIENT_NAMES, Client, Places, client_named
+from mcpeek.inspector.clients.plan import ConfigError, Plan
+
+
+def add_common_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "client",
+        nargs="?",
+        choices=CLIENT_NAMES,
+        metavar="CLIENT",
+        help=f"whose config to {verb}: {', '.join(CLIENT_NAMES)}",
+    )
+    parser.add_argument(
+        "--server",
+        action="append",
+        metavar="NAME",
+        help=f"{verb} only this server (repeat for more; default: all)",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="the config file to edit (default: the client's own, see wrap --list)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the change as a unified diff and write nothing",
+    )
+
+
+def config_of(args: argparse.Namespace, verb: str) -> tuple[Client, Path]:
+    if args.client is None:
+        raise UsageError(f"{verb} needs a CLIENT: one of {', '.join(CLIENT_NAMES)}")
+    client = client_named(args.client)
+    assert client is not None  # argparse checked the choice
+    path = args.config if args.config is not None else client.locate(Places.here())
+    return client, path
+
+
+def load(path: Path) -> str:
+    try:
+        return read_config(path)
+    except ConfigError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) -> int:
+    """Show or write ``plan``; report what changed; 0 (nothing here is a failure)."""
+    for note in plan.notes:
+        print(f"mcpeek: {note}", file=sys.stderr)
+    if plan.text == before:
+        print(f"mcpeek: {path}: nothing to {verb}; the file is unchanged", file=sys.stderr)
+        return 0
+    if dry_run:
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                plan.text.splitlines(keepends=True),
+                fromfile=str(path),
+                tofile=f"{path} ({verb}ped)",
+            )
+        )
+        for change in plan.changes:
+            print(f"mcpeek: would have {change}", file=sys.stderr)
+        return 0
+    original = before.encode("utf-8")
+    try:
+        backup = keep_backup(path, original)
+        replace_atomically(path, plan.text.encode("utf-8"))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{exc.filename or path}: {exc.strerror or exc}") from None
+    for change in plan.changes:
+        print(f"mcpeek: {change}", file=sys.stderr)
+    print(
+        f"mcpeek: {path} rewritten; the previous version is in {backup}; "
+        "restart the client (or reload its MCP servers) to apply",
+        file=sys.stderr,
+    )
+    return 0

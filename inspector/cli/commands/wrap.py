@@ -1,0 +1,106 @@
+"""``mcpeek wrap CLIENT [--server NAME]... [--config PATH] [--dry-run] [--add-inspector]``.
+
+Route a client's MCP servers through mcpeek by editing the client's own
+config: each stdio server's command gets ``mcpeek stdio --`` in front of it
+(as ``/path/to/python -I -m mcpeek stdio -- CMD ARGS``: the interpreter
+mcpeek runs on, so the client needs no ``mcpeek`` on its PATH). Wrapping
+twice changes nothing; ``mcpeek unwrap`` gives back the original bytes. An
+HTTP server is left as it is, with the ``mcpeek http`` command that would
+inspect it. The previous file is kept beside it (``FILE.mcpeek-backup``);
+``--dry-run`` prints the change as a unified diff instead. Comments, key
+order, unknown keys and indentation are kept: only the changed values are
+rewritten.
+
+``mcpeek wrap --list`` shows every client's config on this machine and which
+of its servers are wrapped. ``--add-inspector`` also adds a server named
+``mcpeek`` that runs ``mcpeek mcp``.
+
+CLIENT: claude-desktop, claude-code (the project's .mcp.json),
+claude-code-user (~/.claude.json), cursor (~/.cursor/mcp.json),
+cursor-project (.cursor/mcp.json), vscode (.vscode/mcp.json), vscode-user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.client_config import add_common_arguments, carry_out, config_of, load
+from mcpeek.inspector.clients.configfile import read_config
+from mcpeek.inspector.clients.known import CLIENTS, Places
+from mcpeek.inspector.clients.plan import ConfigError, plan_wrap, survey
+
+#: ``mcpeek http``'s default port; the n-th HTTP server of a config gets the n-th port on.
+FIRST_HTTP_PORT = 6280
+
+
+class WrapCommand(Command):
+    name = "wrap"
+    order = 75
+    help = "route an MCP client's servers through mcpeek (edits its config; unwrap undoes it)"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        add_common_arguments(parser, "wrap")
+        parser.add_argument(
+            "--add-inspector",
+            action="store_true",
+            help="also add a server named mcpeek that runs `mcpeek mcp`",
+        )
+        parser.add_argument(
+            "--list",
+            action="store_true",
+            help="show which clients' configs exist here and which servers are wrapped",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        if args.list:
+            if args.client or args.server or args.dry_run or args.add_inspector:
+                raise UsageError("--list takes no CLIENT and no other option but --config")
+            return list_configs(args)
+        client, path = config_of(args, "wrap")
+        before = load(path)
+        try:
+            plan = plan_wrap(
+                before, client, args.server and set(args.server), add_inspector=args.add_inspector
+            )
+        except ConfigError as exc:
+            raise UsageError(f"{path}: {exc}") from None
+        code = carry_out(path, before, plan, dry_run=args.dry_run, verb="wrap")
+        for offset, (name, url) in enumerate(plan.http):
+            print_http_advice(name, url, FIRST_HTTP_PORT + offset)
+        return code
+
+
+def print_http_advice(name: str, url: str, port: int) -> None:
+    """The exact command that would put mcpeek in front of an HTTP server, and the URL
+    the client's entry would then name (mcpeek serves the upstream's path)."""
+    parts = urlsplit(url)
+    local = urlunsplit(("http", f"127.0.0.1:{port}", parts.path, parts.query, ""))
+    print(
+        f"mcpeek: to inspect {name}, run  mcpeek http --upstream {url} "
+        f"--listen 127.0.0.1:{port}  and point its url at {local}",
+        file=sys.stderr,
+    )
+
+
+def list_configs(args: argparse.Namespace) -> int:
+    """Each client: its config path and, when the file is there, each server's state."""
+    places = Places.here()
+    for client in CLIENTS:
+        path = args.config if args.config is not None else client.locate(places)
+        try:
+            servers = survey(read_config(path), client)
+        except ConfigError as exc:
+            state = "not found" if str(exc) == "no such file" else f"unreadable: {exc}"
+            print(f"{client.name:<17} {path}  ({state})")
+            continue
+        print(f"{client.name:<17} {path}")
+        if not servers:
+            print("    (no servers)")
+        for server in servers:
+            where = "" if server.table == client.servers_key else f"  [{server.table}]"
+            print(f"    {server.name:<24} {server.kind:<6} {server.state}{where}")
+    return 0
