@@ -166,6 +166,8 @@ class _Reader:
             return True
         if self.text.startswith(close, self.pos):
             return False
+        if self.pos >= len(self.text):
+            raise self.fail(f"the text ends before the closing {close!r}")
         raise self.fail(f"expected ',' or {close!r} after {what}")
 
     def closes(self, close: str, after_comma: bool) -> bool:
