@@ -11,9 +11,9 @@ inspect it. The previous file is kept beside it (``FILE.mcpeek-backup``);
 order, unknown keys and indentation are kept: only the changed values are
 rewritten.
 
-``mcpeek wrap --list`` shows every client's config on this machine and which
-of its servers are wrapped. ``--add-inspector`` also adds a server named
-``mcpeek`` that runs ``mcpeek mcp``.
+``mcpeek wrap --list [CLIENT]`` shows every client's config on this machine
+(or the one named) and which of its servers are wrapped. ``--add-inspector``
+also adds a server named ``mcpeek`` that runs ``mcpeek mcp``.
 
 CLIENT: claude-desktop, claude-code (the project's .mcp.json),
 claude-code-user (~/.claude.json), cursor (~/.cursor/mcp.json),
@@ -57,8 +57,10 @@ class WrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         if args.list:
-            if args.client or args.server or args.dry_run or args.add_inspector:
-                raise UsageError("--list takes no CLIENT and no other option but --config")
+            if args.server or args.dry_run or args.add_inspector:
+                raise UsageError("--list takes no other option than CLIENT and --config")
+            if args.config is not None and args.client is None:
+                raise UsageError("--list --config PATH needs the CLIENT whose config PATH is")
             return list_configs(args)
         client, path = config_of(args, "wrap")
         before = load(path)
@@ -87,9 +89,12 @@ def print_http_advice(name: str, url: str, port: int) -> None:
 
 
 def list_configs(args: argparse.Namespace) -> int:
-    """Each client: its config path and, when the file is there, each server's state."""
+    """Each client (or the one named): its config path and, when the file is there,
+    each server's state."""
     places = Places.here()
     for client in CLIENTS:
+        if args.client is not None and client.name != args.client:
+            continue
         path = args.config if args.config is not None else client.locate(places)
         try:
             servers = survey(read_config(path), client)

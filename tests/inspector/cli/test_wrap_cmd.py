@@ -112,7 +112,8 @@ def test_a_malformed_config_is_refused_in_one_line_and_left_untouched(
         (["wrap", "cursor", "--config", "{missing}"], "{missing}: no such file"),
         (["wrap", "cursor", "--config", "{dir}"], "{dir}: is a directory"),
         (["wrap", "claude-desktop", "--config", "{good}", "--server", "x"], "no server named x"),
-        (["wrap", "--list", "cursor"], "--list takes no CLIENT"),
+        (["wrap", "--list", "cursor", "--dry-run"], "--list takes no other option"),
+        (["wrap", "--list", "--config", "{good}"], "needs the CLIENT"),
         (["unwrap", "vscode", "--config", "{binary}"], "not UTF-8"),
     ],
 )
@@ -168,3 +169,9 @@ def test_list_shows_each_clients_config_and_its_servers(
     assert lines[at + 2].split() == ["python-server", "stdio", "not", "wrapped"]
     assert any(line.endswith("(not found)") and "claude_desktop_config" in line for line in lines)
     assert os.path.exists(project / ".vscode" / "mcp.json.mcpeek-backup")
+    (project / "empty.json").write_text('{"mcpServers": {}}')
+    assert wrap("--list", "claude-code", "--config", str(project / "empty.json")) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"claude-code       {project / 'empty.json'}",
+        "    (no servers)",
+    ]

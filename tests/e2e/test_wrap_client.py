@@ -1,0 +1,91 @@
+"""A wrapped Claude Desktop config, started exactly as the client starts it.
+
+``mcpeek wrap`` rewrites a config whose server is the official SDK's stdio
+server; a real SDK client then reads the entry back from the file and starts
+its command, args and env (nothing else: the SDK's filtered environment), as
+Claude Desktop does. The conversation must complete, mcpeek must have
+recorded it where the entry's env says, and ``unwrap`` must give back the
+original file byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.records import Msg, wire_bytes
+from tests.conftest import PEERS, mcpeek_argv, peer_argv
+
+pytestmark = pytest.mark.e2e
+
+
+def desktop_config(captures: Path) -> str:
+    """A Claude Desktop config in its documented shape, written by hand (tabs, a key
+    Claude Desktop has and mcpeek does not know)."""
+    server = json.dumps([str(PEERS / "sdk_server.py")])
+    return (
+        "{\n"
+        '\t"mcpServers": {\n'
+        '\t\t"sdk": {\n'
+        f'\t\t\t"command": {json.dumps(sys.executable)},\n'
+        f'\t\t\t"args": {server},\n'
+        f'\t\t\t"env": {{"MCPEEK_HOME": {json.dumps(str(captures))}}}\n'
+        "\t\t}\n"
+        "\t},\n"
+        '\t"globalShortcut": ""\n'
+        "}\n"
+    )
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_wrapped_config_runs_through_mcpeek_and_unwraps(era: str, tmp_path: Path) -> None:
+    captures = tmp_path / "captures"
+    config = tmp_path / "claude_desktop_config.json"
+    original = desktop_config(captures)
+    config.write_text(original)
+
+    wrapped = subprocess.run(
+        mcpeek_argv("wrap", "claude-desktop", "--config", str(config)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert wrapped.returncode == 0, wrapped.stderr
+    entry = json.loads(config.read_text())["mcpServers"]["sdk"]
+    assert entry["args"][:5] == ["-I", "-m", "mcpeek", "stdio", "--"]
+
+    talk = subprocess.run(
+        peer_argv("config_client.py", "--config", str(config), "--server", "sdk", "--era", era),
+        capture_output=True,
+        timeout=90,
+    )
+    assert talk.returncode == 0, talk.stderr.decode()[-3000:]
+    outcome = json.loads(talk.stdout)
+    assert outcome["weather"] == "Sunny in Paris" and outcome["add"] == 5
+    assert outcome["progress"] == 3
+
+    [capture] = captures.glob("*.jsonl")
+    header, records, problems = read_records(capture)
+    assert problems == []
+    assert header.target == [sys.executable, str(PEERS / "sdk_server.py")]
+    decoder = MessageDecoder()
+    messages = [(r.dir, decoder.decode(wire_bytes(r))) for r in records if isinstance(r, Msg)]
+    calls = [m.method for d, m in messages if d == "c2s" and m.method == "tools/call"]
+    assert len(calls) == 3
+    answers = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "s2c"]
+    assert any(b"Sunny in Paris" in answer for answer in answers)
+
+    unwrapped = subprocess.run(
+        mcpeek_argv("unwrap", "claude-desktop", "--config", str(config)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert unwrapped.returncode == 0, unwrapped.stderr
+    assert config.read_text() == original
