@@ -92,11 +92,14 @@ def plan_wrap(
     *,
     add_inspector: bool = False,
     python: str | None = None,
+    stdio_options: tuple[str, ...] = (),
 ) -> Plan:
+    """Wrap the stdio servers (those in ``names``, else all): each runs
+    ``mcpeek stdio STDIO_OPTIONS -- CMD ARGS``."""
     root = root_of(text, client)
     plan = Plan(text)
     edits: list[entries.Edit] = []
-    launcher = entries.stdio_launcher("stdio", "--", python=python)
+    launcher = entries.stdio_launcher("stdio", *stdio_options, "--", python=python)
     for label, member in _servers(root, client, names):
         entry, kind = member.value, entries.kind_of(member.value)
         where = f"{member.key} ({label})"

@@ -4,7 +4,7 @@
 server; a real SDK client then reads the entry back from the file and starts
 its command, args and env (nothing else: the SDK's filtered environment), as
 Claude Desktop does. The conversation must complete, mcpeek must have
-recorded it where the entry's env says, and ``unwrap`` must give back the
+recorded it where the entry's env (or wrap --home) says, and ``unwrap`` must give back the
 original file byte for byte.
 """
 
@@ -25,7 +25,7 @@ from tests.conftest import PEERS, mcpeek_argv, peer_argv
 pytestmark = pytest.mark.e2e
 
 
-def desktop_config(captures: Path) -> str:
+def desktop_config(env: dict[str, str]) -> str:
     """A Claude Desktop config in its documented shape, written by hand (tabs, a key
     Claude Desktop has and mcpeek does not know)."""
     server = json.dumps([str(PEERS / "sdk_server.py")])
@@ -35,7 +35,7 @@ def desktop_config(captures: Path) -> str:
         '\t\t"sdk": {\n'
         f'\t\t\t"command": {json.dumps(sys.executable)},\n'
         f'\t\t\t"args": {server},\n'
-        f'\t\t\t"env": {{"MCPEEK_HOME": {json.dumps(str(captures))}}}\n'
+        f'\t\t\t"env": {json.dumps(env)}\n'
         "\t\t}\n"
         "\t},\n"
         '\t"globalShortcut": ""\n'
@@ -43,22 +43,26 @@ def desktop_config(captures: Path) -> str:
     )
 
 
-@pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_a_wrapped_config_runs_through_mcpeek_and_unwraps(era: str, tmp_path: Path) -> None:
+# Where the capture goes: told by the entry's env (modern), or by wrap --home (legacy).
+@pytest.mark.parametrize(("era", "home_by"), [("modern", "env"), ("legacy", "--home")])
+def test_a_wrapped_config_runs_through_mcpeek_and_unwraps(
+    era: str, home_by: str, tmp_path: Path
+) -> None:
     captures = tmp_path / "captures"
     config = tmp_path / "claude_desktop_config.json"
-    original = desktop_config(captures)
+    original = desktop_config({"MCPEEK_HOME": str(captures)} if home_by == "env" else {})
     config.write_text(original)
+    home = ["--home", str(captures)] if home_by == "--home" else []
 
     wrapped = subprocess.run(
-        mcpeek_argv("wrap", "claude-desktop", "--config", str(config)),
+        mcpeek_argv("wrap", "claude-desktop", "--config", str(config), *home),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert wrapped.returncode == 0, wrapped.stderr
     entry = json.loads(config.read_text())["mcpServers"]["sdk"]
-    assert entry["args"][:5] == ["-I", "-m", "mcpeek", "stdio", "--"]
+    assert entry["args"][: 5 + len(home)] == ["-I", "-m", "mcpeek", "stdio", *home, "--"]
 
     talk = subprocess.run(
         peer_argv("config_client.py", "--config", str(config), "--server", "sdk", "--era", era),

@@ -11,6 +11,9 @@ inspect it. The previous file is kept beside it (``FILE.mcpeek-backup``);
 order, unknown keys and indentation are kept: only the changed values are
 rewritten.
 
+``--home DIR`` makes the wrapped servers record into DIR (a client starts
+servers without your shell's ``MCPEEK_HOME``).
+
 ``mcpeek wrap --list [CLIENT]`` shows every client's config on this machine
 (or the one named) and which of its servers are wrapped. ``--add-inspector``
 also adds a server named ``mcpeek`` that runs ``mcpeek mcp``.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from mcpeek.inspector.cli.base import Command, UsageError
@@ -50,6 +54,13 @@ class WrapCommand(Command):
             help="also add a server named mcpeek that runs `mcpeek mcp`",
         )
         parser.add_argument(
+            "--home",
+            type=Path,
+            metavar="DIR",
+            help="the wrapped servers record their captures in DIR (mcpeek stdio --home DIR; "
+            "default: the capture directory)",
+        )
+        parser.add_argument(
             "--list",
             action="store_true",
             help="show which clients' configs exist here and which servers are wrapped",
@@ -57,7 +68,7 @@ class WrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         if args.list:
-            if args.server or args.dry_run or args.add_inspector:
+            if args.server or args.dry_run or args.add_inspector or args.home:
                 raise UsageError("--list takes no other option than CLIENT and --config")
             if args.config is not None and args.client is None:
                 raise UsageError("--list --config PATH needs the CLIENT whose config PATH is")
@@ -66,7 +77,13 @@ class WrapCommand(Command):
         before = load(path)
         try:
             plan = plan_wrap(
-                before, client, args.server and set(args.server), add_inspector=args.add_inspector
+                before,
+                client,
+                args.server and set(args.server),
+                add_inspector=args.add_inspector,
+                stdio_options=("--home", str(args.home.expanduser().absolute()))
+                if args.home
+                else (),
             )
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None

@@ -196,3 +196,14 @@ def test_malformed_configs_are_refused_with_a_place(client: object) -> None:
         plan_wrap('{"mcpServers": {\n  "a": {"command": "x"}\n', client)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="not a JSON object"):
         plan_wrap("[]", client)  # type: ignore[arg-type]
+
+
+def test_stdio_options_go_between_stdio_and_the_dashes_and_unwrap_all_the_same() -> None:
+    client = client_named("claude-code")
+    assert client is not None
+    options = ("--home", "/var/caps")
+    plan = plan_wrap(sample("claude-code"), client, python=PYTHON, stdio_options=options)
+    args = json.loads(plan.text)["mcpServers"]["airtable"]["args"]
+    assert args == [*MODULE_PREFIX, "stdio", *options, "--", "npx", "-y", "airtable-mcp-server"]
+    assert plan_wrap(plan.text, client, python=PYTHON).text == plan.text
+    assert plan_unwrap(plan.text, client).text == sample("claude-code")
