@@ -84,9 +84,9 @@ def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) 
     original = before.encode("utf-8")
     try:
         backup = keep_backup(path, original)
-        replace_atomically(path, plan.text.encode("utf-8"))
+        replace_atomically(path, plan.text.encode("utf-8"), expected=original)
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{path}: {exc}") from None
     except OSError as exc:
         raise UsageError(f"{exc.filename or path}: {exc.strerror or exc}") from None
     for change in plan.changes:

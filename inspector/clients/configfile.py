@@ -54,11 +54,17 @@ def keep_backup(path: Path, original: bytes) -> Path:
         finally:
             os.close(fd)
         return backup
-    raise ConfigError(f"{path.name}: 1000 backups already beside it; remove old ones")
+    raise ConfigError("1000 backups already beside it; remove old ones")
 
 
-def replace_atomically(path: Path, data: bytes) -> None:
-    """Make ``path`` (its target, for a link) hold ``data``, all at once, mode kept."""
+def replace_atomically(path: Path, data: bytes, *, expected: bytes | None = None) -> None:
+    """Make ``path`` (its target, for a link) hold ``data``, all at once, mode kept.
+
+    With ``expected``, a file that no longer holds those bytes is left alone
+    (ConfigError): a client that rewrites its config itself (Claude Code and
+    ``~/.claude.json``) may have saved it since it was read, and replacing it
+    would drop that change.
+    """
     target = Path(os.path.realpath(path))
     mode = os.stat(target).st_mode & 0o7777
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -70,6 +76,8 @@ def replace_atomically(path: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+        if expected is not None and target.read_bytes() != expected:
+            raise ConfigError("changed while mcpeek was editing it (by its client?); run again")
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
