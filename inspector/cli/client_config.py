@@ -14,9 +14,16 @@ import sys
 from pathlib import Path
 
 from mcpeek.inspector.cli.base import UsageError
-from mcpeek.inspector.clients.configfile import keep_backup, read_config, replace_atomically
+from mcpeek.inspector.clients.configfile import (
+    keep_backup,
+    read_config,
+    read_state,
+    replace_atomically,
+    write_state,
+)
 from mcpeek.inspector.clients.known import CLIENT_NAMES, Client, Places, client_named
 from mcpeek.inspector.clients.plan import ConfigError, Plan
+from mcpeek.inspector.clients.remote import Proxied
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -55,11 +62,16 @@ def config_of(args: argparse.Namespace, verb: str) -> tuple[Client, Path]:
     return client, path
 
 
-def load(path: Path) -> str:
+def load(path: Path) -> tuple[str, list[Proxied]]:
+    """The config's text and the HTTP servers wrap pointed at a local proxy."""
     try:
-        return read_config(path)
+        text = read_config(path)
     except ConfigError as exc:
         raise UsageError(f"{path}: {exc}") from None
+    try:
+        return text, read_state(path)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) -> int:
@@ -85,6 +97,7 @@ def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) 
     try:
         backup = keep_backup(path, original)
         replace_atomically(path, plan.text.encode("utf-8"), expected=original)
+        write_state(path, plan.proxied)
     except ConfigError as exc:
         raise UsageError(f"{path}: {exc}") from None
     except OSError as exc:

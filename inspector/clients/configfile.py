@@ -7,20 +7,27 @@ through a symbolic link (dotfiles often are) is replaced at its target, so
 the link stays a link. The backup holds the bytes as they were before the
 change, mode 0600 (a config can hold API keys), and never replaces an older
 backup: the next free name ``FILE.mcpeek-backup``, ``FILE.mcpeek-backup.1``, ...
+
+``FILE.mcpeek-wrap.json`` (0600) remembers the HTTP servers ``wrap --http``
+pointed at a local proxy, with their original URLs, for ``unwrap``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from mcpeek.inspector.capture.files import O_CLOEXEC, O_NOFOLLOW, PRIVATE_FILE_MODE, write_all
 from mcpeek.inspector.clients.plan import ConfigError
+from mcpeek.inspector.clients.remote import Proxied, records_from_json
 
 BACKUP_SUFFIX = ".mcpeek-backup"
+STATE_SUFFIX = ".mcpeek-wrap.json"
 
 
 def read_config(path: Path) -> str:
@@ -84,6 +91,48 @@ def replace_atomically(path: Path, data: bytes, *, expected: bytes | None = None
             os.unlink(temporary)
         raise
     _sync_directory(target.parent)
+
+
+def state_path(path: Path) -> Path:
+    """The state file of a config (beside its target, when it is a link)."""
+    target = Path(os.path.realpath(path))
+    return target.with_name(target.name + STATE_SUFFIX)
+
+
+def read_state(path: Path) -> list[Proxied]:
+    """The HTTP servers ``wrap --http`` proxied in the config at ``path`` (none when
+    there is no state file); ConfigError when the state file is unreadable."""
+    state = state_path(path)
+    try:
+        return records_from_json(json.loads(state.read_bytes()))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{state}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def write_state(path: Path, records: Sequence[Proxied]) -> None:
+    """Record ``records`` for the config at ``path`` (0600, in one step); no records,
+    no state file."""
+    state = state_path(path)
+    if not records:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(state)
+        return
+    document = {"http": [record.as_json() for record in records]}
+    data = (json.dumps(document, indent=2) + "\n").encode("utf-8")
+    fd, temporary = tempfile.mkstemp(dir=state.parent, prefix=f".{state.name}.", suffix=".tmp")
+    try:
+        try:
+            write_all(fd, data)  # mkstemp made it 0600
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, state)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
 
 
 def _sync_directory(directory: Path) -> None:

@@ -8,10 +8,10 @@ are wrapped (``wrap --list``).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from mcpeek.inspector.clients import entries
+from mcpeek.inspector.clients import entries, remote
 from mcpeek.inspector.clients.jsonc import JsoncError, Member, Object, parse, string_value
 from mcpeek.inspector.clients.known import INSPECTOR_NAME, Client
 
@@ -28,8 +28,11 @@ class Plan:
     changes: list[str] = field(default_factory=list)
     #: One line per server left alone on purpose, and why.
     notes: list[str] = field(default_factory=list)
-    #: For each HTTP server: (its name, its URL), to print the ``mcpeek http`` command.
+    #: For each HTTP server left alone: (its name, its URL), to print the ``mcpeek http``
+    #: command that would inspect it.
     http: list[tuple[str, str]] = field(default_factory=list)
+    #: The HTTP servers pointed at a local ``mcpeek http`` once the plan is carried out.
+    proxied: list[remote.Proxied] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -67,18 +70,21 @@ def _servers(
     return found
 
 
-def survey(text: str, client: Client) -> list[Server]:
+def survey(text: str, client: Client, proxied: Sequence[remote.Proxied] = ()) -> list[Server]:
     """Every server in the config, with its transport and whether it is wrapped."""
     listed: list[Server] = []
-    for label, member in _servers(root_of(text, client), client, None):
+    root = root_of(text, client)
+    for label, member in _servers(root, client, None):
         entry, kind = member.value, entries.kind_of(member.value)
         if entries.is_inspector(entry):
             state = "mcpeek mcp (the inspector)"
         elif kind == "stdio" and isinstance(entry, Object):
             wrapped = entries.wrapped_command_index(entry) is not None
             state = "wrapped" if wrapped else "not wrapped"
+        elif kind == "http" and (known := _proxied_now(text, label, member, proxied)):
+            state = f"wrapped: needs  {known.command()}"
         elif kind == "http":
-            state = "not wrapped (HTTP: run mcpeek http)"
+            state = "not wrapped (HTTP: see wrap --http)"
         else:
             state = "not an MCP server entry mcpeek knows"
         listed.append(Server(label, member.key, kind, state))
@@ -93,11 +99,14 @@ def plan_wrap(
     add_inspector: bool = False,
     python: str | None = None,
     stdio_options: tuple[str, ...] = (),
+    proxied: Sequence[remote.Proxied] = (),
+    http_port: int | None = None,
 ) -> Plan:
     """Wrap the stdio servers (those in ``names``, else all): each runs
-    ``mcpeek stdio STDIO_OPTIONS -- CMD ARGS``."""
+    ``mcpeek stdio STDIO_OPTIONS -- CMD ARGS``. With ``http_port``, point the
+    HTTP servers at local proxies from that port on (``proxied``: those already)."""
     root = root_of(text, client)
-    plan = Plan(text)
+    plan = Plan(text, proxied=list(proxied))
     edits: list[entries.Edit] = []
     launcher = entries.stdio_launcher("stdio", *stdio_options, "--", python=python)
     for label, member in _servers(root, client, names):
@@ -105,7 +114,13 @@ def plan_wrap(
         where = f"{member.key} ({label})"
         if entries.is_inspector(entry):
             continue
-        if kind == "http" and isinstance(entry, Object):
+        if kind == "http" and isinstance(entry, Object) and http_port is not None:
+            edit, outcome = remote.point_at_proxy(text, label, member, plan.proxied, http_port)
+            edits += [edit] if edit else []
+            (plan.changes if edit else plan.notes).append(f"{where}: {outcome}")
+        elif kind == "http" and _proxied_now(text, label, member, plan.proxied):
+            plan.notes.append(f"{where} already points at its mcpeek http")
+        elif kind == "http" and isinstance(entry, Object):
             url = entry.get("url")
             plan.http.append((member.key, (string_value(url.value) if url else None) or ""))
             plan.notes.append(f"left {where} as it is: an HTTP server (see below)")
@@ -144,9 +159,26 @@ def _new_table(entry: str) -> str:
     return "{" + entries.quoted(INSPECTOR_NAME) + ": " + entry + "}"
 
 
-def plan_unwrap(text: str, client: Client, names: Collection[str] | None = None) -> Plan:
+def _proxied_now(
+    text: str, label: str, member: Member, proxied: Sequence[remote.Proxied]
+) -> remote.Proxied | None:
+    """The record of an HTTP entry that still points at its local proxy."""
+    known = remote.find(proxied, label, member.key)
+    url = member.value.get("url") if isinstance(member.value, Object) else None
+    if known is None or url is None or text[url.value.start : url.value.end] != known.local:
+        return None
+    return known
+
+
+def plan_unwrap(
+    text: str,
+    client: Client,
+    names: Collection[str] | None = None,
+    proxied: Sequence[remote.Proxied] = (),
+) -> Plan:
+    """Unwrap the servers (those in ``names``, else all), the proxied HTTP ones too."""
     root = root_of(text, client)
-    plan = Plan(text)
+    plan = Plan(text, proxied=list(proxied))
     edits: list[entries.Edit] = []
     for label, member in _servers(root, client, names):
         entry = member.value
@@ -156,6 +188,9 @@ def plan_unwrap(text: str, client: Client, names: Collection[str] | None = None)
         if entries.wrapped_command_index(entry) is not None:
             edits += entries.unwrap_edits(text, entry)
             plan.changes.append(f"unwrapped {where}")
+        elif edit := remote.point_back(text, label, member, plan.proxied):
+            edits.append(edit)
+            plan.changes.append(f"gave {where} its own url back")
         elif member.key == INSPECTOR_NAME and entries.is_inspector(entry):
             edits.append(_remove_inspector(text, root, client, member))
             plan.changes.append(f"removed {where}: mcpeek mcp")

@@ -1,7 +1,8 @@
 """``mcpeek unwrap CLIENT [--server NAME]... [--config PATH] [--dry-run]``.
 
 Undo ``mcpeek wrap``: each wrapped stdio server gets its own command back,
-byte for byte as it was written, and the ``mcpeek`` entry that
+byte for byte as it was written, an HTTP server that ``wrap --http`` pointed
+at a local proxy gets its own url back, and the ``mcpeek`` entry that
 ``--add-inspector`` added is removed. The rest of the file is not touched.
 The previous file is kept beside it (``FILE.mcpeek-backup``, or the next free
 ``.N``); ``--dry-run`` prints the change as a unified diff instead.
@@ -27,9 +28,9 @@ class UnwrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         client, path = config_of(args, "unwrap")
-        before = load(path)
+        before, proxied = load(path)
         try:
-            plan = plan_unwrap(before, client, args.server and set(args.server))
+            plan = plan_unwrap(before, client, args.server and set(args.server), proxied)
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None
         return carry_out(path, before, plan, dry_run=args.dry_run, verb="unwrap")

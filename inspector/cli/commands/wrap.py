@@ -6,8 +6,11 @@ config: each stdio server's command gets ``mcpeek stdio --`` in front of it
 mcpeek runs on, so the client needs no ``mcpeek`` on its PATH). Wrapping
 twice changes nothing; ``mcpeek unwrap`` gives back the original bytes. An
 HTTP server is left as it is, with the ``mcpeek http`` command that would
-inspect it. The previous file is kept beside it (``FILE.mcpeek-backup``);
-``--dry-run`` prints the change as a unified diff instead. Comments, key
+inspect it; with ``--http`` its url is pointed at that local ``mcpeek http``
+(which you start: the command is printed), and the original url is kept
+in ``FILE.mcpeek-wrap.json`` for unwrap. The previous file is kept beside
+it (``FILE.mcpeek-backup``); ``--dry-run`` prints the change as a unified
+diff instead. Comments, key
 order, unknown keys and indentation are kept: only the changed values are
 rewritten.
 
@@ -26,18 +29,17 @@ cursor-project (.cursor/mcp.json), vscode (.vscode/mcp.json), vscode-user.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.client_config import add_common_arguments, carry_out, config_of, load
-from mcpeek.inspector.clients.configfile import read_config
+from mcpeek.inspector.clients.configfile import read_config, read_state
 from mcpeek.inspector.clients.known import CLIENTS, Places
 from mcpeek.inspector.clients.plan import ConfigError, plan_wrap, survey
-
-#: ``mcpeek http``'s default port; the n-th HTTP server of a config gets the n-th port on.
-FIRST_HTTP_PORT = 6280
+from mcpeek.inspector.clients.remote import FIRST_PORT as FIRST_HTTP_PORT
 
 
 class WrapCommand(Command):
@@ -54,6 +56,15 @@ class WrapCommand(Command):
             help="also add a server named mcpeek that runs `mcpeek mcp`",
         )
         parser.add_argument(
+            "--http",
+            nargs="?",
+            type=int,
+            const=FIRST_HTTP_PORT,
+            metavar="PORT",
+            help="also point each HTTP server's url at a local mcpeek http, on ports from "
+            f"PORT on (default {FIRST_HTTP_PORT}); prints the command that starts each",
+        )
+        parser.add_argument(
             "--home",
             type=Path,
             metavar="DIR",
@@ -68,29 +79,39 @@ class WrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         if args.list:
-            if args.server or args.dry_run or args.add_inspector or args.home:
+            if args.server or args.dry_run or args.add_inspector or args.home or args.http:
                 raise UsageError("--list takes no other option than CLIENT and --config")
             if args.config is not None and args.client is None:
                 raise UsageError("--list --config PATH needs the CLIENT whose config PATH is")
             return list_configs(args)
+        if args.http is not None and not 0 < args.http < 65536:
+            raise UsageError("--http PORT must be a port number, 1 to 65535")
         client, path = config_of(args, "wrap")
-        before = load(path)
+        before, proxied = load(path)
         try:
             plan = plan_wrap(
                 before,
                 client,
                 args.server and set(args.server),
                 add_inspector=args.add_inspector,
-                stdio_options=("--home", str(args.home.expanduser().absolute()))
-                if args.home
-                else (),
+                stdio_options=home_options(args.home),
+                proxied=proxied,
+                http_port=args.http,
             )
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None
         code = carry_out(path, before, plan, dry_run=args.dry_run, verb="wrap")
         for offset, (name, url) in enumerate(plan.http):
             print_http_advice(name, url, FIRST_HTTP_PORT + offset)
+        for record in plan.proxied:
+            print(f"mcpeek: {record.server} needs  {record.command()}", file=sys.stderr)
         return code
+
+
+def home_options(home: Path | None) -> tuple[str, ...]:
+    """``mcpeek stdio``'s options for ``--home``, with the directory made absolute (the
+    client starts servers in a working directory of its own)."""
+    return ("--home", str(home.expanduser().absolute())) if home is not None else ()
 
 
 def print_http_advice(name: str, url: str, port: int) -> None:
@@ -98,9 +119,10 @@ def print_http_advice(name: str, url: str, port: int) -> None:
     the client's entry would then name (mcpeek serves the upstream's path)."""
     parts = urlsplit(url)
     local = urlunsplit(("http", f"127.0.0.1:{port}", parts.path, parts.query, ""))
+    command = shlex.join(["mcpeek", "http", "--upstream", url, "--listen", f"127.0.0.1:{port}"])
     print(
-        f"mcpeek: to inspect {name}, run  mcpeek http --upstream {url} "
-        f"--listen 127.0.0.1:{port}  and point its url at {local}",
+        f"mcpeek: to inspect {name}, run  {command}  and point its url at {local} "
+        "(wrap --http does that)",
         file=sys.stderr,
     )
 
@@ -114,7 +136,7 @@ def list_configs(args: argparse.Namespace) -> int:
             continue
         path = args.config if args.config is not None else client.locate(places)
         try:
-            servers = survey(read_config(path), client)
+            servers = survey(read_config(path), client, read_state(path))
         except ConfigError as exc:
             state = "not found" if str(exc) == "no such file" else f"unreadable: {exc}"
             print(f"{client.name:<17} {path}  ({state})")

@@ -175,3 +175,30 @@ def test_list_shows_each_clients_config_and_its_servers(
         f"claude-code       {project / 'empty.json'}",
         "    (no servers)",
     ]
+
+
+def test_wrap_http_keeps_the_original_urls_in_a_private_state_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".mcp.json"
+    shutil.copyfile(SAMPLES / "claude-code.json", config)
+    original = config.read_bytes()
+    assert wrap("claude-code", "--config", str(config), "--http", "7100") == 0
+    err = capsys.readouterr().err
+    assert (
+        "mcpeek: shared-server needs  mcpeek http --upstream https://example.com/mcp "
+        "--listen 127.0.0.1:7100\n"
+    ) in err
+    state = tmp_path / ".mcp.json.mcpeek-wrap.json"
+    assert state.stat().st_mode & 0o777 == 0o600
+    assert wrap("--list", "claude-code", "--config", str(config)) == 0
+    assert (
+        "wrapped: needs  mcpeek http --upstream https://mcp.example.com/sse --listen 127.0.0.1:7101"
+    ) in capsys.readouterr().out
+    assert unwrap("claude-code", "--config", str(config)) == 0
+    assert config.read_bytes() == original
+    assert not state.exists()
+    state.write_text("[1]")
+    assert unwrap("claude-code", "--config", str(config)) == 2
+    assert capsys.readouterr().err.endswith(f"{state}: not a mcpeek wrap state file\n")
+    assert wrap("claude-code", "--config", str(config), "--http", "70000") == 2

@@ -207,3 +207,48 @@ def test_stdio_options_go_between_stdio_and_the_dashes_and_unwrap_all_the_same()
     assert args == [*MODULE_PREFIX, "stdio", *options, "--", "npx", "-y", "airtable-mcp-server"]
     assert plan_wrap(plan.text, client, python=PYTHON).text == plan.text
     assert plan_unwrap(plan.text, client).text == sample("claude-code")
+
+
+def test_http_servers_pointed_at_local_proxies_and_back() -> None:
+    client = client_named("cursor")
+    assert client is not None
+    original = sample("cursor")
+    plan = plan_wrap(original, client, python=PYTHON, http_port=7000)
+    assert servers_of(plan.text, "cursor")["mcpServers/remote"]["url"] == (
+        "http://127.0.0.1:7000/v1/mcp"
+    )
+    [record] = plan.proxied
+    assert (record.table, record.server, record.upstream) == (
+        "mcpServers",
+        "remote",
+        "https://api.example.com/v1/mcp",
+    )
+    assert record.command() == (
+        "mcpeek http --upstream https://api.example.com/v1/mcp --listen 127.0.0.1:7000"
+    )
+    assert '"url": "http://127.0.0.1:7000/v1/mcp",' in plan.text
+    assert [s.state for s in survey(plan.text, client, plan.proxied)][1].startswith("wrapped")
+    again = plan_wrap(plan.text, client, python=PYTHON, proxied=plan.proxied, http_port=7000)
+    assert again.text == plan.text and again.proxied == plan.proxied
+    back = plan_unwrap(plan.text, client, proxied=plan.proxied)
+    assert back.text == original and back.proxied == []
+    # Without its record, a local URL is a URL like any other: unwrap leaves it.
+    assert plan_unwrap(plan.text, client).text != original
+
+
+def test_http_ports_skip_those_already_taken_and_urls_with_variables_are_left() -> None:
+    client = client_named("vscode")
+    assert client is not None
+    text = (
+        '{"servers": {"a": {"type": "http", "url": "https://a.example/mcp?k=1"},\n'
+        '"b": {"type": "http", "url": "https://${input:host}/mcp"},\n'
+        '"c": {"type": "sse", "url": "http://c.example:8080/sse"}}}'
+    )
+    first = plan_wrap(text, client, {"a"}, http_port=6280)
+    assert '"url": "http://127.0.0.1:6280/mcp?k=1"' in first.text
+    second = plan_wrap(first.text, client, proxied=first.proxied, http_port=6280)
+    assert '"url": "http://127.0.0.1:6281/sse"' in second.text
+    assert any("b (servers): left as it is: its url holds variables" in n for n in second.notes)
+    assert [r.server for r in second.proxied] == ["a", "c"]
+    back = plan_unwrap(second.text, client, {"c"}, proxied=second.proxied)
+    assert back.text == first.text and back.proxied == first.proxied
