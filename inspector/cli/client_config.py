@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from pathlib import Path
 
 from mcpeek.inspector.cli.base import UsageError
 from mcpeek.inspector.clients.configfile import (
+    create_config,
     keep_backup,
     read_config,
     read_state,
@@ -62,11 +64,14 @@ def config_of(args: argparse.Namespace, verb: str) -> tuple[Client, Path]:
     return client, path
 
 
-def load(path: Path) -> tuple[str, list[Proxied]]:
-    """The config's text and the HTTP servers wrap pointed at a local proxy."""
+def load(path: Path, *, missing_ok: bool = False) -> tuple[str | None, list[Proxied]]:
+    """The config's text (None for a file not there, when ``missing_ok``) and the HTTP
+    servers wrap pointed at a local proxy."""
     try:
         text = read_config(path)
     except ConfigError as exc:
+        if missing_ok and not os.path.lexists(path):
+            return None, []
         raise UsageError(f"{path}: {exc}") from None
     try:
         return text, read_state(path)
@@ -74,10 +79,13 @@ def load(path: Path) -> tuple[str, list[Proxied]]:
         raise UsageError(str(exc)) from None
 
 
-def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) -> int:
-    """Show or write ``plan``; report what changed; 0 (nothing here is a failure)."""
+def carry_out(path: Path, before: str | None, plan: Plan, *, dry_run: bool, verb: str) -> int:
+    """Show or write ``plan`` (``before`` None: a new file); report what changed; 0
+    (nothing here is a failure)."""
     for note in plan.notes:
         print(f"mcpeek: {note}", file=sys.stderr)
+    if before is None:
+        return _create(path, plan, dry_run=dry_run)
     if plan.text == before:
         print(f"mcpeek: {path}: nothing to {verb}; the file is unchanged", file=sys.stderr)
         return 0
@@ -109,4 +117,22 @@ def carry_out(path: Path, before: str, plan: Plan, *, dry_run: bool, verb: str) 
         "restart the client (or reload its MCP servers) to apply",
         file=sys.stderr,
     )
+    return 0
+
+
+def _create(path: Path, plan: Plan, *, dry_run: bool) -> int:
+    """A config that was not there yet (``--add-inspector``): shown, or written anew."""
+    if dry_run:
+        lines = plan.text.splitlines(keepends=True)
+        sys.stdout.writelines(difflib.unified_diff([], lines, "/dev/null", str(path)))
+        return 0
+    try:
+        create_config(path, plan.text.encode("utf-8"))
+    except ConfigError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    for change in plan.changes:
+        print(f"mcpeek: {change}", file=sys.stderr)
+    print(f"mcpeek: {path} created; restart the client to apply", file=sys.stderr)
     return 0

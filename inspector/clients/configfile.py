@@ -46,6 +46,23 @@ def read_config(path: Path) -> str:
         raise ConfigError(f"not UTF-8 text (byte {exc.start})") from None
 
 
+def create_config(path: Path, data: bytes) -> None:
+    """Write a config that is not there yet (mode 0600: configs come to hold API
+    keys); its directory must exist (it tells that the client is installed)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    try:
+        fd = os.open(path, flags, PRIVATE_FILE_MODE)
+    except FileExistsError:
+        raise ConfigError("appeared while mcpeek was writing it; run again") from None
+    except FileNotFoundError:
+        raise ConfigError(f"no such directory: {path.parent}") from None
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def keep_backup(path: Path, original: bytes) -> Path:
     """Write ``original`` to the first free backup name beside ``path``; its name."""
     for number in range(1000):

@@ -29,6 +29,7 @@ class UnwrapCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         client, path = config_of(args, "unwrap")
         before, proxied = load(path)
+        assert before is not None  # (a missing file is an error without missing_ok)
         try:
             plan = plan_unwrap(before, client, args.server and set(args.server), proxied)
         except ConfigError as exc:

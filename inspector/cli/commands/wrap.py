@@ -17,6 +17,9 @@ rewritten.
 ``--home DIR`` makes the wrapped servers record into DIR (a client starts
 servers without your shell's ``MCPEEK_HOME``).
 
+A config that does not exist yet is created by ``--add-inspector`` (its
+directory must exist).
+
 ``mcpeek wrap --list [CLIENT]`` shows every client's config on this machine
 (or the one named) and which of its servers are wrapped. ``--add-inspector``
 also adds a server named ``mcpeek`` that runs ``mcpeek mcp``.
@@ -87,10 +90,11 @@ class WrapCommand(Command):
         if args.http is not None and not 0 < args.http < 65536:
             raise UsageError("--http PORT must be a port number, 1 to 65535")
         client, path = config_of(args, "wrap")
-        before, proxied = load(path)
+        # --add-inspector may start a config of its own: "{}" plus the entry.
+        before, proxied = load(path, missing_ok=args.add_inspector)
         try:
             plan = plan_wrap(
-                before,
+                "{}\n" if before is None else before,
                 client,
                 args.server and set(args.server),
                 add_inspector=args.add_inspector,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -202,3 +203,19 @@ def test_wrap_http_keeps_the_original_urls_in_a_private_state_file(
     assert unwrap("claude-code", "--config", str(config)) == 2
     assert capsys.readouterr().err.endswith(f"{state}: not a mcpeek wrap state file\n")
     assert wrap("claude-code", "--config", str(config), "--http", "70000") == 2
+
+
+def test_add_inspector_starts_a_config_that_is_not_there_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / ".mcp.json"
+    assert wrap("claude-code", "--config", str(config), "--add-inspector", "--dry-run") == 0
+    assert capsys.readouterr().out.startswith(f"--- /dev/null\n+++ {config}\n")
+    assert not config.exists()
+    assert wrap("claude-code", "--config", str(config), "--add-inspector") == 0
+    assert config.stat().st_mode & 0o777 == 0o600
+    entry = json.loads(config.read_text())["mcpServers"]["mcpeek"]
+    assert entry == {"command": sys.executable, "args": ["-I", "-m", "mcpeek", "mcp"]}
+    assert wrap("claude-code", "--config", str(tmp_path / "no" / "x.json"), "--add-inspector") == 2
+    assert "no such directory" in capsys.readouterr().err
+    assert wrap("claude-code", "--config", str(tmp_path / "y.json")) == 2  # nothing to add
