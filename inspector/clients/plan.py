@@ -49,7 +49,7 @@ def root_of(text: str, client: Client) -> Object:
     except JsoncError as exc:
         raise ConfigError(str(exc)) from None
     if not isinstance(root, Object):
-        raise ConfigError("1:1: the config is not a JSON object")
+        raise ConfigError(str(JsoncError("the config is not a JSON object", text, root.start)))
     return root
 
 
