@@ -25,7 +25,7 @@ from mcpeek.inspector.clients.configfile import (
 )
 from mcpeek.inspector.clients.known import CLIENT_NAMES, Client, Places, client_named
 from mcpeek.inspector.clients.plan import ConfigError, Plan
-from mcpeek.inspector.clients.remote import Proxied
+from mcpeek.inspector.clients.state import WrapState
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -64,14 +64,14 @@ def config_of(args: argparse.Namespace, verb: str) -> tuple[Client, Path]:
     return client, path
 
 
-def load(path: Path, *, missing_ok: bool = False) -> tuple[str | None, list[Proxied]]:
-    """The config's text (None for a file not there, when ``missing_ok``) and the HTTP
-    servers wrap pointed at a local proxy."""
+def load(path: Path, *, missing_ok: bool = False) -> tuple[str | None, WrapState]:
+    """The config's text (None for a file not there, when ``missing_ok``) and what the
+    state file says wrap did to it."""
     try:
         text = read_config(path)
     except ConfigError as exc:
         if missing_ok and not os.path.lexists(path):
-            return None, []
+            return None, WrapState()
         raise UsageError(f"{path}: {exc}") from None
     try:
         return text, read_state(path)
@@ -105,7 +105,7 @@ def carry_out(path: Path, before: str | None, plan: Plan, *, dry_run: bool, verb
     try:
         backup = keep_backup(path, original)
         replace_atomically(path, plan.text.encode("utf-8"), expected=original)
-        write_state(path, plan.proxied)
+        write_state(path, plan.state)
     except ConfigError as exc:
         raise UsageError(f"{path}: {exc}") from None
     except OSError as exc:

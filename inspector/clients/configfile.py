@@ -8,8 +8,8 @@ the link stays a link. The backup holds the bytes as they were before the
 change, mode 0600 (a config can hold API keys), and never replaces an older
 backup: the next free name ``FILE.mcpeek-backup``, ``FILE.mcpeek-backup.1``, ...
 
-``FILE.mcpeek-wrap.json`` (0600) remembers the HTTP servers ``wrap --http``
-pointed at a local proxy, with their original URLs, for ``unwrap``.
+``FILE.mcpeek-wrap.json`` (0600) keeps what wrap did that the config cannot
+tell, for ``unwrap`` (``state.WrapState``).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ import errno
 import json
 import os
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from mcpeek.inspector.capture.files import O_CLOEXEC, O_NOFOLLOW, PRIVATE_FILE_MODE, write_all
 from mcpeek.inspector.clients.plan import ConfigError
-from mcpeek.inspector.clients.remote import Proxied, records_from_json
+from mcpeek.inspector.clients.state import WrapState
 
 BACKUP_SUFFIX = ".mcpeek-backup"
 STATE_SUFFIX = ".mcpeek-wrap.json"
@@ -116,28 +115,27 @@ def state_path(path: Path) -> Path:
     return target.with_name(target.name + STATE_SUFFIX)
 
 
-def read_state(path: Path) -> list[Proxied]:
-    """The HTTP servers ``wrap --http`` proxied in the config at ``path`` (none when
-    there is no state file); ConfigError when the state file is unreadable."""
+def read_state(path: Path) -> WrapState:
+    """What wrap did to the config at ``path`` that the config cannot tell (nothing
+    when there is no state file); ConfigError when the state file is unreadable."""
     state = state_path(path)
     try:
-        return records_from_json(json.loads(state.read_bytes()))
+        return WrapState.from_json(json.loads(state.read_bytes()))
     except FileNotFoundError:
-        return []
+        return WrapState()
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{state}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def write_state(path: Path, records: Sequence[Proxied]) -> None:
-    """Record ``records`` for the config at ``path`` (0600, in one step); no records,
-    no state file."""
+def write_state(path: Path, wrap_state: WrapState) -> None:
+    """Keep ``wrap_state`` for the config at ``path`` (0600, in one step); an empty
+    state, no state file."""
     state = state_path(path)
-    if not records:
+    if not wrap_state:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(state)
         return
-    document = {"http": [record.as_json() for record in records]}
-    data = (json.dumps(document, indent=2) + "\n").encode("utf-8")
+    data = (json.dumps(wrap_state.to_json(), indent=2) + "\n").encode("utf-8")
     fd, temporary = tempfile.mkstemp(dir=state.parent, prefix=f".{state.name}.", suffix=".tmp")
     try:
         try:

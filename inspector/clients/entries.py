@@ -16,7 +16,8 @@ virtual environment's interpreter finds its mcpeek without activation.
 Wrapping edits only two spans: the command's value, and the start of the
 args array, where the launcher and the original command (its exact source
 text) are inserted; the original items and their layout stay as they were.
-An entry without args gets an ``"args"`` member right after its command.
+An entry without args gets an ``"args"`` member right after its command
+(noted in the state file: ``"args": []`` after a command looks the same).
 Unwrapping removes exactly those insertions, so a round trip gives back the
 original bytes.
 """
@@ -132,7 +133,7 @@ def lead_of(text: str, member: Member) -> str:
     a comment that sits there), or a space when the key follows on the same line."""
     lead = text[member.lead : member.key_start]
     if lead.strip() == "":
-        return lead
+        return lead or " "
     indentation = lead[lead.rfind("\n") + 1 :]
     return "\n" + indentation if "\n" in lead and indentation.strip() == "" else " "
 
@@ -156,8 +157,9 @@ def wrap_edits(text: str, entry: Object, launcher: list[str]) -> list[Edit]:
     return edits
 
 
-def unwrap_edits(text: str, entry: Object) -> list[Edit]:
-    """The edits that undo :func:`wrap_edits` on a wrapped entry."""
+def unwrap_edits(text: str, entry: Object, *, args_added: bool = False) -> list[Edit]:
+    """The edits that undo :func:`wrap_edits` on a wrapped entry; ``args_added``: wrap
+    gave the entry its ``args`` member, which goes too (if it is still as wrap wrote it)."""
     index = wrapped_command_index(entry)
     command, args = entry.get("command"), entry.get("args")
     assert index is not None and command is not None and args is not None
@@ -170,7 +172,7 @@ def unwrap_edits(text: str, entry: Object) -> list[Edit]:
         return edits
     members = entry.members
     at = members.index(command)
-    follows = at + 1 < len(members) and members[at + 1] is args
+    follows = args_added and at + 1 < len(members) and members[at + 1] is args
     if follows and text[command.value.end : args.key_start] == "," + lead_of(text, command):
         edits.append(Edit(command.value.end, args.value.end, ""))  # wrap added the member
     else:

@@ -8,12 +8,13 @@ are wrapped (``wrap --list``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from mcpeek.inspector.clients import entries, remote
 from mcpeek.inspector.clients.jsonc import JsoncError, Member, Object, parse, string_value
 from mcpeek.inspector.clients.known import INSPECTOR_NAME, Client
+from mcpeek.inspector.clients.state import WrapState
 
 
 class ConfigError(Exception):
@@ -31,8 +32,8 @@ class Plan:
     #: For each HTTP server left alone: (its name, its URL), to print the ``mcpeek http``
     #: command that would inspect it.
     http: list[tuple[str, str]] = field(default_factory=list)
-    #: The HTTP servers pointed at a local ``mcpeek http`` once the plan is carried out.
-    proxied: list[remote.Proxied] = field(default_factory=list)
+    #: What the state file is to hold once the plan is carried out.
+    state: WrapState = field(default_factory=WrapState)
 
 
 @dataclass(frozen=True)
@@ -70,24 +71,24 @@ def _servers(
     return found
 
 
-def survey(text: str, client: Client, proxied: Sequence[remote.Proxied] = ()) -> list[Server]:
+def survey(text: str, client: Client, state: WrapState | None = None) -> list[Server]:
     """Every server in the config, with its transport and whether it is wrapped."""
     listed: list[Server] = []
     root = root_of(text, client)
     for label, member in _servers(root, client, None):
         entry, kind = member.value, entries.kind_of(member.value)
         if entries.is_inspector(entry):
-            state = "mcpeek mcp (the inspector)"
+            shown = "mcpeek mcp (the inspector)"
         elif kind == "stdio" and isinstance(entry, Object):
             wrapped = entries.wrapped_command_index(entry) is not None
-            state = "wrapped" if wrapped else "not wrapped"
-        elif kind == "http" and (known := _proxied_now(text, label, member, proxied)):
-            state = f"wrapped: needs  {known.command()}"
+            shown = "wrapped" if wrapped else "not wrapped"
+        elif kind == "http" and (known := _proxied_now(text, label, member, state)):
+            shown = f"wrapped: needs  {known.command()}"
         elif kind == "http":
-            state = "not wrapped (HTTP: see wrap --http)"
+            shown = "not wrapped (HTTP: see wrap --http)"
         else:
-            state = "not an MCP server entry mcpeek knows"
-        listed.append(Server(label, member.key, kind, state))
+            shown = "not an MCP server entry mcpeek knows"
+        listed.append(Server(label, member.key, kind, shown))
     return listed
 
 
@@ -99,14 +100,14 @@ def plan_wrap(
     add_inspector: bool = False,
     python: str | None = None,
     stdio_options: tuple[str, ...] = (),
-    proxied: Sequence[remote.Proxied] = (),
+    state: WrapState | None = None,
     http_port: int | None = None,
 ) -> Plan:
     """Wrap the stdio servers (those in ``names``, else all): each runs
     ``mcpeek stdio STDIO_OPTIONS -- CMD ARGS``. With ``http_port``, point the
-    HTTP servers at local proxies from that port on (``proxied``: those already)."""
+    HTTP servers at local proxies from that port on. ``state``: the state file's."""
     root = root_of(text, client)
-    plan = Plan(text, proxied=list(proxied))
+    plan = Plan(text, state=state.copy() if state else WrapState())
     edits: list[entries.Edit] = []
     launcher = entries.stdio_launcher("stdio", *stdio_options, "--", python=python)
     for label, member in _servers(root, client, names):
@@ -115,10 +116,12 @@ def plan_wrap(
         if entries.is_inspector(entry):
             continue
         if kind == "http" and isinstance(entry, Object) and http_port is not None:
-            edit, outcome = remote.point_at_proxy(text, label, member, plan.proxied, http_port)
+            edit, outcome = remote.point_at_proxy(
+                text, label, member, plan.state.proxied, http_port
+            )
             edits += [edit] if edit else []
             (plan.changes if edit else plan.notes).append(f"{where}: {outcome}")
-        elif kind == "http" and _proxied_now(text, label, member, plan.proxied):
+        elif kind == "http" and _proxied_now(text, label, member, plan.state):
             plan.notes.append(f"{where} already points at its mcpeek http")
         elif kind == "http" and isinstance(entry, Object):
             url = entry.get("url")
@@ -133,6 +136,8 @@ def plan_wrap(
         else:
             edits += entries.wrap_edits(text, entry, launcher)
             plan.changes.append(f"wrapped {where}")
+            if args is None and (label, member.key) not in plan.state.args_added:
+                plan.state.args_added.append((label, member.key))
     if add_inspector:
         edits += _inspector_edits(text, root, client, python, plan)
     plan.text = entries.apply(text, edits)
@@ -160,10 +165,10 @@ def _new_table(entry: str) -> str:
 
 
 def _proxied_now(
-    text: str, label: str, member: Member, proxied: Sequence[remote.Proxied]
+    text: str, label: str, member: Member, state: WrapState | None
 ) -> remote.Proxied | None:
     """The record of an HTTP entry that still points at its local proxy."""
-    known = remote.find(proxied, label, member.key)
+    known = remote.find(state.proxied, label, member.key) if state else None
     url = member.value.get("url") if isinstance(member.value, Object) else None
     if known is None or url is None or text[url.value.start : url.value.end] != known.local:
         return None
@@ -174,11 +179,12 @@ def plan_unwrap(
     text: str,
     client: Client,
     names: Collection[str] | None = None,
-    proxied: Sequence[remote.Proxied] = (),
+    state: WrapState | None = None,
 ) -> Plan:
-    """Unwrap the servers (those in ``names``, else all), the proxied HTTP ones too."""
+    """Unwrap the servers (those in ``names``, else all), the proxied HTTP ones too;
+    ``state``: the state file's."""
     root = root_of(text, client)
-    plan = Plan(text, proxied=list(proxied))
+    plan = Plan(text, state=state.copy() if state else WrapState())
     edits: list[entries.Edit] = []
     for label, member in _servers(root, client, names):
         entry = member.value
@@ -186,9 +192,12 @@ def plan_unwrap(
         if not isinstance(entry, Object):
             continue
         if entries.wrapped_command_index(entry) is not None:
-            edits += entries.unwrap_edits(text, entry)
+            added = (label, member.key) in plan.state.args_added
+            if added:
+                plan.state.args_added.remove((label, member.key))
+            edits += entries.unwrap_edits(text, entry, args_added=added)
             plan.changes.append(f"unwrapped {where}")
-        elif edit := remote.point_back(text, label, member, plan.proxied):
+        elif edit := remote.point_back(text, label, member, plan.state.proxied):
             edits.append(edit)
             plan.changes.append(f"gave {where} its own url back")
         elif member.key == INSPECTOR_NAME and entries.is_inspector(entry):

@@ -125,17 +125,3 @@ def point_back(
         return None
     records.remove(known)
     return entries.Edit(url.value.start, url.value.end, known.original)
-
-
-def records_from_json(document: object) -> list[Proxied]:
-    """The records of a state file's JSON (ValueError when it is not one)."""
-    if not isinstance(document, dict) or not isinstance(document.get("http"), list):
-        raise ValueError("not a mcpeek wrap state file")
-    found = []
-    for item in document["http"]:
-        if not isinstance(item, dict) or not all(
-            isinstance(item.get(k), str) for k in ("table", "server", "original", "local")
-        ):
-            raise ValueError("a record of the state file is not table/server/original/local")
-        found.append(Proxied(item["table"], item["server"], item["original"], item["local"]))
-    return found

@@ -28,10 +28,10 @@ class UnwrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         client, path = config_of(args, "unwrap")
-        before, proxied = load(path)
+        before, state = load(path)
         assert before is not None  # (a missing file is an error without missing_ok)
         try:
-            plan = plan_unwrap(before, client, args.server and set(args.server), proxied)
+            plan = plan_unwrap(before, client, args.server and set(args.server), state)
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None
         return carry_out(path, before, plan, dry_run=args.dry_run, verb="unwrap")

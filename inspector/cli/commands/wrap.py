@@ -91,7 +91,7 @@ class WrapCommand(Command):
             raise UsageError("--http PORT must be a port number, 1 to 65535")
         client, path = config_of(args, "wrap")
         # --add-inspector may start a config of its own: "{}" plus the entry.
-        before, proxied = load(path, missing_ok=args.add_inspector)
+        before, state = load(path, missing_ok=args.add_inspector)
         try:
             plan = plan_wrap(
                 "{}\n" if before is None else before,
@@ -99,7 +99,7 @@ class WrapCommand(Command):
                 args.server and set(args.server),
                 add_inspector=args.add_inspector,
                 stdio_options=home_options(args.home),
-                proxied=proxied,
+                state=state,
                 http_port=args.http,
             )
         except ConfigError as exc:
@@ -107,7 +107,7 @@ class WrapCommand(Command):
         code = carry_out(path, before, plan, dry_run=args.dry_run, verb="wrap")
         for offset, (name, url) in enumerate(plan.http):
             print_http_advice(name, url, FIRST_HTTP_PORT + offset)
-        for record in plan.proxied:
+        for record in plan.state.proxied:
             print(f"mcpeek: {record.server} needs  {record.command()}", file=sys.stderr)
         return code
 

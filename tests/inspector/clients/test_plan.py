@@ -49,7 +49,7 @@ def test_wrap_then_unwrap_gives_back_every_byte(name: str) -> None:
     original = sample(name)
     wrapped = plan_wrap(original, client, add_inspector=True, python=PYTHON)
     assert wrapped.text != original and wrapped.changes
-    assert plan_unwrap(wrapped.text, client).text == original
+    assert plan_unwrap(wrapped.text, client, state=wrapped.state).text == original
 
 
 @pytest.mark.parametrize("name", SAMPLE_CLIENTS)
@@ -57,8 +57,8 @@ def test_wrapping_twice_changes_nothing(name: str) -> None:
     client = client_named(name)
     assert client is not None
     once = plan_wrap(sample(name), client, add_inspector=True, python=PYTHON)
-    twice = plan_wrap(once.text, client, add_inspector=True, python=PYTHON)
-    assert twice.text == once.text and twice.changes == []
+    twice = plan_wrap(once.text, client, add_inspector=True, python=PYTHON, state=once.state)
+    assert twice.text == once.text and twice.changes == [] and twice.state == once.state
     assert plan_unwrap(sample(name), client).text == sample(name)  # nothing to unwrap
 
 
@@ -107,12 +107,30 @@ def test_an_entry_without_args_gets_them_after_its_command_and_loses_them_again(
     client = client_named("claude-desktop")
     assert client is not None
     text = '{"mcpServers": {\n  "a": {\n    "command": "srv",\n    "env": {}\n  }\n}}\n'
-    wrapped = plan_wrap(text, client, python=PYTHON).text
-    assert wrapped == (
+    wrapped = plan_wrap(text, client, python=PYTHON)
+    assert wrapped.text == (
         '{"mcpServers": {\n  "a": {\n    "command": "/opt/py/bin/python3",\n'
         '    "args": ["-I", "-m", "mcpeek", "stdio", "--", "srv"],\n    "env": {}\n  }\n}}\n'
     )
-    assert plan_unwrap(wrapped, client).text == text
+    assert wrapped.state.args_added == [("mcpServers", "a")]
+    back = plan_unwrap(wrapped.text, client, state=wrapped.state)
+    assert back.text == text and not back.state
+    # Without the state file (deleted, or a hand-made wrapper) the args stay, empty.
+    assert plan_unwrap(wrapped.text, client).text == text.replace(
+        '"srv",\n', '"srv",\n    "args": [],\n'
+    )
+
+
+def test_empty_args_after_the_command_as_claude_code_writes_them_come_back() -> None:
+    client = client_named("claude-code-user")
+    assert client is not None
+    text = (
+        '{\n  "mcpServers": {\n    "a": {\n      "type": "stdio",\n      "command": "srv",\n'
+        '      "args": [],\n      "env": {}\n    }\n  }\n}'
+    )
+    wrapped = plan_wrap(text, client, python=PYTHON)
+    assert not wrapped.state
+    assert plan_unwrap(wrapped.text, client, state=wrapped.state).text == text
 
 
 def test_the_original_command_is_kept_as_written_escapes_included() -> None:
@@ -217,7 +235,7 @@ def test_http_servers_pointed_at_local_proxies_and_back() -> None:
     assert servers_of(plan.text, "cursor")["mcpServers/remote"]["url"] == (
         "http://127.0.0.1:7000/v1/mcp"
     )
-    [record] = plan.proxied
+    [record] = plan.state.proxied
     assert (record.table, record.server, record.upstream) == (
         "mcpServers",
         "remote",
@@ -227,11 +245,11 @@ def test_http_servers_pointed_at_local_proxies_and_back() -> None:
         "mcpeek http --upstream https://api.example.com/v1/mcp --listen 127.0.0.1:7000"
     )
     assert '"url": "http://127.0.0.1:7000/v1/mcp",' in plan.text
-    assert [s.state for s in survey(plan.text, client, plan.proxied)][1].startswith("wrapped")
-    again = plan_wrap(plan.text, client, python=PYTHON, proxied=plan.proxied, http_port=7000)
-    assert again.text == plan.text and again.proxied == plan.proxied
-    back = plan_unwrap(plan.text, client, proxied=plan.proxied)
-    assert back.text == original and back.proxied == []
+    assert [s.state for s in survey(plan.text, client, plan.state)][1].startswith("wrapped")
+    again = plan_wrap(plan.text, client, python=PYTHON, state=plan.state, http_port=7000)
+    assert again.text == plan.text and again.state == plan.state
+    back = plan_unwrap(plan.text, client, state=plan.state)
+    assert back.text == original and not back.state
     # Without its record, a local URL is a URL like any other: unwrap leaves it.
     assert plan_unwrap(plan.text, client).text != original
 
@@ -246,9 +264,9 @@ def test_http_ports_skip_those_already_taken_and_urls_with_variables_are_left() 
     )
     first = plan_wrap(text, client, {"a"}, http_port=6280)
     assert '"url": "http://127.0.0.1:6280/mcp?k=1"' in first.text
-    second = plan_wrap(first.text, client, proxied=first.proxied, http_port=6280)
+    second = plan_wrap(first.text, client, state=first.state, http_port=6280)
     assert '"url": "http://127.0.0.1:6281/sse"' in second.text
     assert any("b (servers): left as it is: its url holds variables" in n for n in second.notes)
-    assert [r.server for r in second.proxied] == ["a", "c"]
-    back = plan_unwrap(second.text, client, {"c"}, proxied=second.proxied)
-    assert back.text == first.text and back.proxied == first.proxied
+    assert [r.server for r in second.state.proxied] == ["a", "c"]
+    back = plan_unwrap(second.text, client, {"c"}, state=second.state)
+    assert back.text == first.text and back.state == first.state
