@@ -153,6 +153,9 @@ def _inspector_edits(
     if servers is not None and servers.get(INSPECTOR_NAME) is not None:
         plan.notes.append(f"{client.servers_key} already has a server named {INSPECTOR_NAME}")
         return []
+    if servers is None and root.get(client.servers_key) is not None:
+        plan.notes.append(f"not adding {INSPECTOR_NAME}: {client.servers_key} is not an object")
+        return []
     entry = entries.inspector_entry_text(client.stdio_fields, python)
     plan.changes.append(f"added {INSPECTOR_NAME} ({client.servers_key}): mcpeek mcp")
     if servers is not None:

@@ -176,6 +176,9 @@ def test_the_inspector_entry_and_a_table_made_for_it() -> None:
     assert entry == {"type": "stdio", "command": PYTHON, "args": [*MODULE_PREFIX, "mcp"]}
     assert [s.state for s in survey(added, client)] == ["mcpeek mcp (the inspector)"]
     assert plan_unwrap(added, client).text == text
+    odd = '{"servers": null}'
+    plan = plan_wrap(odd, client, add_inspector=True)
+    assert plan.text == odd and plan.notes == ["not adding mcpeek: servers is not an object"]
 
 
 def test_entries_mcpeek_does_not_understand_are_left_alone() -> None:
