@@ -31,7 +31,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     #: For each HTTP server left alone: (its name, its URL), to print the ``mcpeek http``
     #: command that would inspect it.
-    http: list[tuple[str, str]] = field(default_factory=list)
+    http_left: list[tuple[str, str]] = field(default_factory=list)
     #: What the state file is to hold once the plan is carried out.
     state: WrapState = field(default_factory=WrapState)
 
@@ -125,7 +125,7 @@ def plan_wrap(
             plan.notes.append(f"{where} already points at its mcpeek http")
         elif kind == "http" and isinstance(entry, Object):
             url = entry.get("url")
-            plan.http.append((member.key, (string_value(url.value) if url else None) or ""))
+            plan.http_left.append((member.key, (string_value(url.value) if url else None) or ""))
             plan.notes.append(f"left {where} as it is: an HTTP server (see below)")
         elif kind != "stdio" or not isinstance(entry, Object):
             plan.notes.append(f"left {where} as it is: neither a command nor a URL")

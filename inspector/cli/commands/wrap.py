@@ -82,7 +82,8 @@ class WrapCommand(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         if args.list:
-            if args.server or args.dry_run or args.add_inspector or args.home or args.http:
+            wrapping = (args.server, args.dry_run, args.add_inspector, args.home, args.http)
+            if any(option not in (None, False) for option in wrapping):
                 raise UsageError("--list takes no other option than CLIENT and --config")
             if args.config is not None and args.client is None:
                 raise UsageError("--list --config PATH needs the CLIENT whose config PATH is")
@@ -105,7 +106,7 @@ class WrapCommand(Command):
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None
         code = carry_out(path, before, plan, dry_run=args.dry_run, verb="wrap")
-        for offset, (name, url) in enumerate(plan.http):
+        for offset, (name, url) in enumerate(plan.http_left):
             print_http_advice(name, url, FIRST_HTTP_PORT + offset)
         for record in plan.state.proxied:
             print(f"mcpeek: {record.server} needs  {record.command()}", file=sys.stderr)

@@ -160,7 +160,7 @@ def test_http_servers_are_left_alone_with_their_url_reported() -> None:
     client = client_named("claude-code")
     assert client is not None
     plan = plan_wrap(sample("claude-code"), client, python=PYTHON)
-    assert plan.http == [
+    assert plan.http_left == [
         ("shared-server", "https://example.com/mcp"),
         ("legacy-sse", "https://mcp.example.com/sse"),
     ]
