@@ -32,6 +32,7 @@ from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.loader import SessionUpdated, load_into
 from mcpeek.tui.recheck import recheck
+from mcpeek.tui.rerun_actions import RerunActions
 from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView
 
@@ -39,7 +40,7 @@ DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
 MEASURE_AT_ONCE = 5000  # new rows of one update sized at once (more: as they are shown)
 
 
-class McpeekApp(SessionTabs):
+class McpeekApp(RerunActions, SessionTabs):
     TITLE = "mcpeek"
     BINDINGS = bindings()  # type: ignore[assignment]  # Binding is one of the allowed forms
     COMMANDS = App.COMMANDS | {ActionCommands}

@@ -35,7 +35,7 @@ from mcpeek.inspector.analysis import AnalysisListener
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.credentials import CredentialPolicy, recorded_origin
-from mcpeek.inspector.replay.replay import Replayer, ReplayError
+from mcpeek.inspector.replay.replay import LiveFlow, Replayer, ReplayError
 from mcpeek.inspector.replay.replay_http import HttpTransport
 from mcpeek.inspector.replay.replay_plan import ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_report import FlowReport, compare_flow
@@ -72,6 +72,7 @@ class ReplayTarget:
 @dataclass
 class ReplayOutcome:
     reports: list[FlowReport]  # one per compared flow, in plan order
+    live: list[LiveFlow]  # what the live server answered, the same flows in the same order
     notes: list[str]  # what the user should know that is no difference
     tape: Tape  # the live session's records: .direction() tells a violation's side
     closed: str | None = None  # how the live server went away mid-replay, if it did
@@ -117,7 +118,7 @@ def run_plan(
         notes.append(f"{closed} during the replay")
     reports = [compare_flow(flow, ignore, timeout, closed) for flow in live]
     path = writer.path if writer is not None else None
-    return ReplayOutcome(reports, notes, tape, closed, path)
+    return ReplayOutcome(reports, live, notes, tape, closed, path)
 
 
 def replay_flows(
