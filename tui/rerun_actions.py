@@ -28,6 +28,7 @@ from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_select import SelectionError
 from mcpeek.inspector.replay.rerun import ReplayOutcome, ReplayTarget, replay_flows
+from mcpeek.rules.engine import Reported, RuleEngine, flag_line
 from mcpeek.tui.rerun_screen import RerunScreen
 
 if TYPE_CHECKING:
@@ -97,10 +98,16 @@ class RerunActions(App[None]):
 
     @work(thread=True, group="rerun")
     def rerun(self, capture: Path, number: int, target: ReplayTarget, against: str) -> None:
+        found: list[Reported] = []  # the rules check the live traffic, as replay's do
         try:
             writer_path = free_capture_path(capture, number)
             outcome = replay_flows(
-                capture, [number], target, timeout=RERUN_TIMEOUT, write=writer_path
+                capture,
+                [number],
+                target,
+                timeout=RERUN_TIMEOUT,
+                write=writer_path,
+                listeners=[RuleEngine(found.append)],
             )
         except (
             ReplayError,
@@ -118,11 +125,13 @@ class RerunActions(App[None]):
                 timeout=10,
             )
             return
-        self.call_from_thread(self._show, outcome, against)
+        server = [v for v in found if v.msgs and outcome.tape.direction(v.msgs[-1]) == "s2c"]
+        flags = [flag_line(v) for v in server if v.severity in ("error", "warning")]
+        self.call_from_thread(self._show, outcome, against, flags)
 
-    def _show(self, outcome: ReplayOutcome, against: str) -> None:
+    def _show(self, outcome: ReplayOutcome, against: str, flags: list[str]) -> None:
         (report,), (live,) = outcome.reports, outcome.live
-        self.push_screen(RerunScreen(report, live, against, outcome.capture))
+        self.push_screen(RerunScreen(report, live, against, outcome.capture, flags))
 
 
 def recorded_target(model: SessionModel) -> ReplayTarget | None:

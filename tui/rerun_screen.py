@@ -6,7 +6,8 @@ Both sides are shown as ``mcpeek replay`` compares them (the id, volatile
 round-trip attempt, as indented JSON. A line is marked where the replay's
 comparison found a difference: at its JSON Pointer or under it (red on the
 recorded side, green on the live side). Below: the verdict, the problems,
-the notes, and where the re-run's own capture was written.
+the notes, the live server's violations (errors and warnings), and where the
+re-run's own capture was written.
 """
 
 from __future__ import annotations
@@ -114,9 +115,15 @@ class RerunScreen(ModalScreen[None]):
     )
 
     def __init__(
-        self, report: FlowReport, live: LiveFlow, against: str, capture: Path | None
+        self,
+        report: FlowReport,
+        live: LiveFlow,
+        against: str,
+        capture: Path | None,
+        violations: list[str] | None = None,
     ) -> None:
         super().__init__()
+        self.violations = violations or []  # the live server's, as flag lines
         self.report = report
         self.live = live
         self.against = against
@@ -139,5 +146,6 @@ class RerunScreen(ModalScreen[None]):
                 with VerticalScroll(id="live") as right:
                     right.border_title = "live"
                     yield Static(live)
-            body = Text("\n").join([verdict, *(Text(line) for line in lines), Text(where, "dim")])
+            flags = [Text(f"  {line}", "red") for line in self.violations]
+            body = Text("\n").join([verdict, *map(Text, lines), *flags, Text(where, "dim")])
             yield Static(body, id="verdict")

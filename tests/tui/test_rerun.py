@@ -28,8 +28,10 @@ SIZE = (140, 40)
 RERUN_WAIT = 60.0  # a real server starts (an event, not a timed assert: the test waits for it)
 
 
-def capture_naming(path: Path, target: list[str] | str, transport: str = "stdio") -> Path:
-    lines = (REPO / "captures" / "modern-stdio.jsonl").read_text().splitlines()
+def capture_naming(
+    path: Path, target: list[str] | str, transport: str = "stdio", source: str = "modern-stdio"
+) -> Path:
+    lines = (REPO / "captures" / f"{source}.jsonl").read_text().splitlines()
     header = json.loads(lines[0])
     header.update(target=target, transport=transport)
     path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
@@ -90,6 +92,20 @@ async def test_r_reruns_a_flow_against_a_changed_server_beside_the_recording(
     again = inspector.load(tmp_path / "cap.rerun-5-1.jsonl")
     assert [f.method for f in again.flows] == ["server/discover", "tools/call"]
     assert again.flows[1].name == "get_weather"
+
+
+async def test_the_live_servers_violations_are_shown_with_its_answer(tmp_path: Path) -> None:
+    viewed = capture_naming(tmp_path / "cap.jsonl", peer_argv("bad_server.py"), source="violations")
+    app = McpeekApp([viewed], follow=False, recheck_rules=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select_weather(pilot, app)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: shown_or_refused(app), RERUN_WAIT)
+        screen = app.screen
+        assert isinstance(screen, RerunScreen), [n.message for n in app._notifications]
+        assert screen.report.same  # bad_server answers as it was recorded: badly
+        rules = {line.split()[1] for line in screen.violations}
+        assert "result.result-type-missing" in rules  # get_weather's own result
 
 
 async def test_a_server_command_that_no_longer_starts_gives_a_notice(tmp_path: Path) -> None:
