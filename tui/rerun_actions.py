@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from mcpeek.tui.flow_list import FlowList
     from mcpeek.tui.session_view import SessionView
 
-RERUN_TIMEOUT = 10.0  # seconds for each live answer, as mcpeek replay's default
 LAST_NUMBER = 999  # re-runs of one flow numbered before giving up
 
 
@@ -105,7 +104,6 @@ class RerunActions(App[None]):
                 capture,
                 [number],
                 target,
-                timeout=RERUN_TIMEOUT,
                 write=writer_path,
                 listeners=[RuleEngine(found.append)],
             )
@@ -131,7 +129,7 @@ class RerunActions(App[None]):
 
     def _show(self, outcome: ReplayOutcome, against: str, flags: list[str]) -> None:
         (report,), (live,) = outcome.reports, outcome.live
-        self.push_screen(RerunScreen(report, live, against, outcome.capture, flags))
+        self.push_screen(RerunScreen(report, live, against, outcome.capture, flags, outcome.notes))
 
 
 def recorded_target(model: SessionModel) -> ReplayTarget | None:

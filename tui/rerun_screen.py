@@ -121,8 +121,10 @@ class RerunScreen(ModalScreen[None]):
         against: str,
         capture: Path | None,
         violations: list[str] | None = None,
+        notes: list[str] | None = None,
     ) -> None:
         super().__init__()
+        self.notes = notes or []  # the replay's own (a failed handshake, a note of HTTP)
         self.violations = violations or []  # the live server's, as flag lines
         self.report = report
         self.live = live
@@ -147,5 +149,7 @@ class RerunScreen(ModalScreen[None]):
                     right.border_title = "live"
                     yield Static(live)
             flags = [Text(f"  {line}", "red") for line in self.violations]
-            body = Text("\n").join([verdict, *map(Text, lines), *flags, Text(where, "dim")])
+            notes = [Text(f"note: {note}", "yellow") for note in self.notes]
+            parts = [verdict, *map(Text, lines), *flags, *notes, Text(where, "dim")]
+            body = Text("\n").join(parts)
             yield Static(body, id="verdict")

@@ -116,6 +116,9 @@ def run_plan(
             )
         closed = went_away(transport, replayer.closed_reason)
         notes.append(f"{closed} during the replay")
+    for flow in plan.support:  # not compared, but a failed handshake explains the rest
+        support = compare_flow(replayer.flows[flow.number], (), timeout, closed)
+        notes += [f"the handshake, flow {flow.number} {flow.method}: {p}" for p in support.problems]
     reports = [compare_flow(flow, ignore, timeout, closed) for flow in live]
     path = writer.path if writer is not None else None
     return ReplayOutcome(reports, live, notes, tape, closed, path)

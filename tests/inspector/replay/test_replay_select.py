@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,32 @@ def test_bad_selections_exit_2_before_any_server_starts(
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
     assert not marker.exists()
+
+
+# A stdio server that refuses initialize and answers anything else.
+REFUSES_HANDSHAKE = """
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m or "method" not in m:
+        continue
+    if m["method"] == "initialize":
+        answer = {"error": {"code": -32600, "message": "no"}}
+    else:
+        answer = {"result": {"content": []}}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], **answer}), flush=True)
+"""
+
+
+def test_a_failed_handshake_is_noted_though_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = legacy_tour().save(tmp_path / "cap.jsonl")
+    flows = analyze(legacy_tour().records).flows or []
+    add = next(f for f in flows if f.name == "add")
+    server = [sys.executable, "-c", REFUSES_HANDSHAKE]
+    code = main(["replay", str(capture), "--flow", str(add.number), "--no-check", "--", *server])
+    out = capsys.readouterr().out
+    assert code == 0, out  # add itself answered as recorded
+    assert "note: the handshake, flow 1 initialize: recorded a result, live an error" in out
+    assert "replay: 1 flow, 1 same, 0 different" in out
