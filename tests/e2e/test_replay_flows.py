@@ -96,7 +96,7 @@ def test_an_mrtr_flow_of_a_raw_server_gets_the_live_request_state(tmp_path: Path
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_http_flows_against_the_sdk_server(era: str, tmp_path: Path) -> None:
+def test_http_flows_against_the_sdk_server_and_a_changed_one(era: str, tmp_path: Path) -> None:
     recorded = tmp_path / "recorded.jsonl"
     record_http(era, recorded)
     add, confirm = numbered(recorded, "add"), numbered(recorded, "confirm")
@@ -136,3 +136,13 @@ def test_http_flows_against_the_sdk_server(era: str, tmp_path: Path) -> None:
     else:
         elicit = [f for f in live.flows if f.method == "elicitation/create"]
         assert len(elicit) == 1 and elicit[0].status == "complete"
+
+    weather = str(numbered(recorded, "get_weather"))
+    port = free_port()
+    with running(peer_argv("sdk_http_server_changed.py", "--port", str(port)), "listening on"):
+        url = f"http://127.0.0.1:{port}/mcp"
+        changed = replay(str(recorded), "--url", url, "--flow", weather)
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert f"flow {weather} tools/call get_weather (id " in changed.stdout
+    assert '  + /result/content/0/text: "Rainy in Paris"' in changed.stdout
+    assert "replay: 1 flow, 0 same, 1 different" in changed.stdout
