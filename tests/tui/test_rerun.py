@@ -8,6 +8,7 @@ capture is a new file; the viewed capture is never written.
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -175,3 +176,37 @@ def test_the_differences_are_marked_on_both_sides() -> None:
     live = {"result": {"content": [{"type": "text", "text": "Rainy"}]}, "extra": [1, 2]}
     text = json_text(live, marked | {"/extra"}, LIVE_MARK)
     assert marked_lines(text, LIVE_MARK) == ['"text": "Rainy"', '"extra": [', "1,", "2", "]"]
+
+
+async def test_r_on_an_http_capture_reruns_against_its_upstream(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    viewed = capture_naming(tmp_path / "cap.jsonl", url, transport="http")
+    app = McpeekApp([viewed], follow=False, recheck_rules=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await select_weather(pilot, app)
+        with running(peer_argv("sdk_http_server_changed.py", "--port", str(port)), "listening on"):
+            await pilot.press("r")
+            await wait_for(pilot, lambda: shown_or_refused(app), RERUN_WAIT)
+        screen = app.screen
+        assert isinstance(screen, RerunScreen), [n.message for n in app._notifications]
+        assert screen.against == url and not screen.report.same
+        await pilot.pause()
+        svg = app.export_screenshot()  # both answers on screen, side by side
+        shown = html.unescape(svg.replace("&#160;", " "))
+        assert '"text": "Sunny in Paris"' in shown and '"text": "Rainy in Paris"' in shown
+        left, right = (screen.query_one(f"#{side}").region for side in ("recorded", "live"))
+        assert left.y == right.y and left.right <= right.x
+
+
+async def test_r_on_a_flow_that_is_no_client_request_says_so(tmp_path: Path) -> None:
+    viewed = capture_naming(tmp_path / "cap.jsonl", ["nothing-to-start"], source="legacy-stdio")
+    app = McpeekApp([viewed], follow=False, recheck_rules=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("home", "down")  # flow 2: notifications/initialized
+        await pilot.press("r")
+        await pilot.pause()
+        assert any("not a client request" in n.message for n in app._notifications)
+        assert not isinstance(app.screen, RerunScreen)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cap.jsonl"]
