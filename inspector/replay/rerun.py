@@ -33,6 +33,7 @@ from pathlib import Path
 
 from mcpeek.inspector.analysis import AnalysisListener
 from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.loaded import load
 from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.credentials import CredentialPolicy, recorded_origin
 from mcpeek.inspector.replay.replay import LiveFlow, Replayer, ReplayError
@@ -138,9 +139,7 @@ def replay_flows(
     them), with the handshake they need, to ``target``, and compare the live answers
     with the recorded ones. ``write``: a new file for the live session's capture (never
     the capture replayed; refused with ``CaptureFileError`` if it holds data)."""
-    from mcpeek import inspector
-
-    loaded = inspector.load(capture)
+    loaded = load(capture)
     plan = build_plan(loaded.records, loaded.flows, loaded.header.transport)
     if flows is not None:
         plan = select_flows(plan, flows, loaded.flows)
