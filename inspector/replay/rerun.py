@@ -9,15 +9,19 @@ and compare each live flow with its recording
 (:func:`~mcpeek.inspector.replay.replay_report.compare_flow`).
 
 :func:`replay_flows` is the API for re-running a few flows of a capture
-file (``mcpeek replay --flow``, the viewer's re-run key, the MCP server's
-``replay_flow`` tool)::
+file (the viewer's re-run key, the MCP server's ``replay_flow`` tool;
+``mcpeek replay --flow`` runs the same two steps,
+:func:`~mcpeek.inspector.replay.replay_select.select_flows` then :func:`run_plan`)::
 
     outcome = replay_flows("cap.jsonl", [5], ReplayTarget(command=["python", "server.py"]))
     outcome.same                      # every selected flow answered as recorded
     for report in outcome.reports:    # one FlowReport per selected flow
-        print(report.number, report.same, [d.pointer for d in report.differences])
+        print(report.number, report.same, [d.path for d in report.differences])
 
-It raises :class:`~mcpeek.inspector.replay.replay.ReplayError` when the
+It runs an event loop of its own (``asyncio.run``): from async code (an MCP
+tool handler), call it in a thread, ``await asyncio.to_thread(replay_flows, ...)``,
+as the viewer does from its worker thread. It raises
+:class:`~mcpeek.inspector.replay.replay.ReplayError` when the
 server cannot be started or reached or went away before answering anything,
 :class:`~mcpeek.inspector.replay.replay_select.SelectionError` for a flow
 that is no client request, and ``CaptureError`` for a capture that cannot be
