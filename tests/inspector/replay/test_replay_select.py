@@ -11,9 +11,12 @@ from mcpeek.inspector.analysis import analyze
 from mcpeek.inspector.analysis.flow import Flow
 from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.filters import compile_filter
+from mcpeek.inspector.loaded import load
 from mcpeek.inspector.records import Violation
+from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep, ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_select import SelectionError, matching_flows, select_flows
+from mcpeek.inspector.replay.rerun import ReplayTarget, replay_flows
 from mcpeek.inspector.testing.records import RecordBuilder
 from tests.inspector.replay.test_replay_plan import legacy_capture
 
@@ -187,3 +190,39 @@ def test_a_failed_handshake_is_noted_though_not_compared(
     assert code == 0, out  # add itself answered as recorded
     assert "note: the handshake, flow 1 initialize: recorded a result, live an error" in out
     assert "replay: 1 flow, 1 same, 0 different" in out
+
+
+# A stdio server that answers every request with an empty tool result.
+ANSWERS_EMPTY = """
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" in m and "method" in m:
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"content": []}}), flush=True)
+"""
+
+
+def test_replay_flows_is_the_api_for_one_flow(tmp_path: Path) -> None:
+    capture = legacy_tour().save(tmp_path / "cap.jsonl")
+    before = capture.read_bytes()
+    add = next(f for f in analyze(legacy_tour().records).flows or [] if f.name == "add")
+    target = ReplayTarget(command=[sys.executable, "-c", ANSWERS_EMPTY])
+    written = tmp_path / "again.jsonl"
+    outcome = replay_flows(capture, [add.number], target, write=written)
+    assert outcome.same and [r.number for r in outcome.reports] == [add.number]
+    assert outcome.reports[0].live_ids == [2]  # after the live initialize (id 1)
+    assert outcome.capture == written and capture.read_bytes() == before
+    assert [f.method for f in load(written).flows] == [
+        "initialize",
+        "notifications/initialized",
+        "tools/call",
+    ]
+    assert "notifications/cancelled" in written.read_text()  # add's own, sent after it
+    with pytest.raises(ValueError, match="cannot be written into the capture it replays"):
+        replay_flows(capture, [add.number], target, write=capture)
+    gone = ReplayTarget(command=[str(tmp_path / "no-such-server")])
+    with pytest.raises(ReplayError, match="cannot start the server"):
+        replay_flows(capture, [add.number], gone, write=tmp_path / "never.jsonl")
+    assert not (tmp_path / "never.jsonl").exists()  # nothing started: no capture left
+    with pytest.raises(ValueError, match="a command or a url"):
+        ReplayTarget()
