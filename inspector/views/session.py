@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.views.in_flight import InFlight
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -79,7 +80,8 @@ class Changes:
 class SessionModel(AnalysisListener):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
-        self.analyzer = Analyzer([self], timeout=timeout, keep_flows=True)
+        self.in_flight = InFlight()  # the requests not answered yet: timers, counts
+        self.analyzer = Analyzer([self, self.in_flight], timeout=timeout, keep_flows=True)
         self.items: list[FlowItem] = []
         self.findings: list[Violation] = []
         self.header: Header | None = None

@@ -26,9 +26,9 @@ from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.files import WriterGone
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.views.flowline import FlowPrinter
-from mcpeek.inspector.views.in_flight import DEFAULT_SLOW, InFlight, SlowCalls
+from mcpeek.inspector.views.in_flight import InFlight, SlowCalls
 
 
 class ShowCommand(Command):
@@ -60,23 +60,16 @@ class ShowCommand(Command):
             metavar="SECONDS",
             help="declare a request unanswered after this long (default: 60)",
         )
-        parser.add_argument(
-            "--slow",
-            type=float,
-            default=DEFAULT_SLOW,
-            metavar="SECONDS",
-            help="with --follow, print a line for a request in flight this long (default: 5)",
-        )
+        add_slow_option(parser, "with --follow, print a line at once for")
 
     def run(self, args: argparse.Namespace) -> int:
         if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be a finite number of seconds above 0")
-        if not math.isfinite(args.slow) or args.slow <= 0:
-            raise UsageError("--slow must be a finite number of seconds above 0")
+        slow = slow_seconds(args)
         printer = FlowPrinter(sys.stdout, args.format)
         in_flight = InFlight()
         analyzer = Analyzer([printer, in_flight], timeout=args.timeout)
-        analysis = SlowCalls(analyzer, in_flight, args.slow, printer.slow)
+        analysis = SlowCalls(analyzer, in_flight, slow, printer.slow)
         reader = CaptureReader(args.file)
         interrupted = False
         try:
