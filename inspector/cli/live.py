@@ -65,7 +65,7 @@ class LiveChecks:
         self._writer = writer
         self._say = say
         self._recorded = recorded
-        self._args = [str(writer.path)]
+        self._args = [str(writer.writing_path)]  # followed on after it is renamed
         if flows:
             self._args.append("--flows")
             if slow is not None:
@@ -85,7 +85,7 @@ class LiveChecks:
     async def start(self) -> None:
         if not self.active:
             return
-        if not self._writer.path.is_file():  # e.g. /dev/full: nothing a worker can follow
+        if not self._writer.writing_path.is_file():  # e.g. /dev/full: nothing a worker can follow
             self._say("live checks need a capture file; run mcpeek lint on a saved capture")
             return
         # The worker's protocol carries the engine's findings, so it loads the rules:

@@ -230,6 +230,7 @@ async def _serve(
         shown_host = f"[{host}]" if ":" in host else host
         relay.public_origin = f"http://{shown_host}:{actual}"
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
+        recorder.writer.commit()  # listening: the run has started (-w --force replaces now)
         target_path = urlsplit(upstream).path or "/"
         console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
         ready.set()

@@ -137,6 +137,7 @@ class StdioCommand(Command):
             console,
             grace=args.grace,
             on_tap_error=internal_error,
+            on_spawned=writer.commit,
         )
         console.say(f"recording to {path}")
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
