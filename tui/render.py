@@ -28,6 +28,8 @@ STATUS_STYLE = {
     "pending": "yellow",
     "input_required": "bold yellow",
     "closed": "dim",
+    "by-proxy": "bold magenta",  # mcpeek answered (e.g. 502, no upstream): not the server
+    "undecoded": "magenta",  # answered in a body mcpeek could not decode (corrupt gzip)
     "orphan": "bold red",
     "notification": "blue",
 }

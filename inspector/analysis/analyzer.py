@@ -269,9 +269,13 @@ class Analyzer:
         if record.phase == "response":
             session = exchange.session or _session(record.headers)
             self._release(exchange, self._conversation(session or ORIGIN))
+            if record.by_proxy and exchange.conversation is not None:
+                exchange.conversation.end_unjudged(record.x, "by-proxy")
         elif record.phase == "end":
             conversation = exchange.conversation or self._conversation(exchange.session or ORIGIN)
             self._release(exchange, conversation)
+            if record.undecoded:
+                conversation.end_unjudged(record.x, "undecoded")
             conversation.end_channel(record.x, client_closed=record.reason == "client-closed")
             del self._exchanges[record.x]
 

@@ -123,7 +123,18 @@ def flow_text(flow: Flow) -> str:
 
 
 #: The statuses a flow is printed with; a message added to such a flow came after its line.
-ENDED = frozenset({"complete", "tool-error", "error", "cancelled", "unanswered", "closed"})
+ENDED = frozenset(
+    {
+        "complete",
+        "tool-error",
+        "error",
+        "cancelled",
+        "unanswered",
+        "closed",
+        "by-proxy",
+        "undecoded",
+    }
+)
 
 
 class FlowPrinter(AnalysisListener):
