@@ -95,9 +95,10 @@ async def test_a_pending_call_shows_a_timer_that_advances_and_turns_slow(
         clock.now = hung.t + 3.5
         app.update_status()
         await pilot.pause()
-        assert "3 s" in _line(flows, 1)
-        # Only the row in flight was drawn again; the answered one came from the cache.
+        # The screen drew the row in flight again, and only it: the answered row's
+        # drawing came from the cache (checked before this test draws anything itself).
         assert drawn and set(drawn) == {2}
+        assert "3 s" in _line(flows, 1)
 
         clock.now = hung.t + 6.2  # past --slow
         app.update_status()
