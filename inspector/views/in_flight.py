@@ -71,12 +71,6 @@ class InFlight(AnalysisListener):
         return passed
 
 
-def is_slow(flow: Flow, now: float | None, slow: float) -> bool:
-    """Whether ``flow`` is in flight and has been for ``slow`` seconds at ``now``
-    (``None``: no clock, the capture is not live)."""
-    return now is not None and flow.status == "pending" and now - flow.started >= slow
-
-
 class SlowCalls:
     """An analysis for :func:`~mcpeek.inspector.capture.run.run_capture` that, each
     time the clock ticks (while following waits for more), tells ``tell`` of every

@@ -122,7 +122,7 @@ class HttpCommand(Command):
             help="close a connection that has not sent a complete request head in this "
             f"time (default: {DEFAULT_HEADER_TIMEOUT:g})",
         )
-        add_slow_option(parser, "in the viewer make conspicuous (--no-tui: print a line for)")
+        add_slow_option(parser, "make conspicuous in the viewer (--no-tui: print a line for)")
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
 
