@@ -31,7 +31,7 @@ from textual.strip import Strip
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 from mcpeek.tui import display_rows
 from mcpeek.tui.display_rows import SUB_BITS, SUB_MASK
-from mcpeek.tui.row_strips import RowStrips
+from mcpeek.tui.row_strips import RowStrips, in_flight_rows
 from mcpeek.tui.rows import Columns, Layout, fit
 
 
@@ -80,6 +80,7 @@ class FlowList(ScrollView, can_focus=True):
         self.placeholder = Text()  # shown while there is no session (waiting for captures)
         self.columns = Columns()  # the session's widest cells (the app keeps them per capture)
         self.strips = RowStrips()  # draws rows, cached; holds the clock of the timers
+        self._timed: set[int] = set()  # rows drawn with a timer at the last tick
 
     # -- data --------------------------------------------------------------------
     def show(
@@ -214,7 +215,8 @@ class FlowList(ScrollView, can_focus=True):
 
     def tick(self, now: float | None) -> None:
         """The clock moved (``None``: the capture is not live, no timers): draw
-        again the rows on screen whose request is in flight, and only those."""
+        again the rows on screen whose request is in flight, and those that were
+        at the last tick (one that expired meanwhile loses its timer), only those."""
         was = self.strips.now
         self.strips.now = now
         if self.model is None:
@@ -222,12 +224,11 @@ class FlowList(ScrollView, can_focus=True):
         if (was is None) != (now is None):
             self.refresh()  # timers appear or go away
             return
-        top = self.scroll_offset.y
-        items = self.model.items
-        shown = self.rows[top : top + self.scrollable_content_region.height]
-        for y, code in enumerate(shown):
-            if not code & SUB_MASK and items[code >> SUB_BITS].flow.status == "pending":
-                self.refresh_line(top + y)
+        height = self.scrollable_content_region.height
+        timed = in_flight_rows(self.model, self.rows, self.scroll_offset.y, height)
+        for row in timed | self._timed:
+            self.refresh_line(row)
+        self._timed = timed
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # rows fit the width: ← → are the app's (the detail's tabs)

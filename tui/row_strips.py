@@ -15,6 +15,8 @@ flight, the rest come from the cache.
 
 from __future__ import annotations
 
+from array import array
+
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -70,3 +72,14 @@ class RowStrips:
             strip = Strip(segments).extend_cell_length(layout.width, base).crop(0, layout.width)
             self._cache[key] = strip
         return strip
+
+
+def in_flight_rows(model: SessionModel, rows: array[int], top: int, height: int) -> set[int]:
+    """The display rows from ``top`` (``height`` of them) whose request is in flight:
+    those a clock tick draws again."""
+    items = model.items
+    return {
+        top + y
+        for y, code in enumerate(rows[top : top + height])
+        if not code & SUB_MASK and items[code >> SUB_BITS].flow.status == "pending"
+    }

@@ -150,6 +150,7 @@ class SessionModel(AnalysisListener):
         row = self.row_of_flow(flow.number)
         if row is not None:
             self.items[row].version += 1
+            self._changed.append(row)  # ended by the clock (unanswered): no message told
             self._changed.append(row)
 
     # -- violations -----------------------------------------------------------------
@@ -194,6 +195,11 @@ class SessionModel(AnalysisListener):
         if 0 <= row < len(items) and items[row].flow.number == number:
             return row
         return self._row_of_flow.get(number)
+
+    @property
+    def changed_meanwhile(self) -> bool:
+        """Rows changed without a record read (the clock ended requests)."""
+        return bool(self._changed)
 
     # -- reading (UI thread) ----------------------------------------------------------
     def take_changes(self) -> Changes:

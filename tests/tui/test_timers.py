@@ -144,3 +144,28 @@ async def test_a_capture_read_once_shows_no_timer(tmp_path: Path) -> None:
         line = _line(flows, 0)
         assert "unanswered" in line and "30 s" not in line
         assert "pending" not in _status(app)
+
+
+async def test_a_call_that_expires_leaves_pending_at_once(tmp_path: Path) -> None:
+    """Past the analysis's timeout a call is unanswered: ``~s pending`` lets it go, the
+    row and the status line say so, without waiting for another record to arrive."""
+    b = RecordBuilder(start=time.time())
+    hung = b.request("tools/call", {"name": "hang", "arguments": {}}, id=1)
+    b.request("tools/call", {"name": "other", "arguments": {}}, id=2)
+    path = b.save(tmp_path / "live.jsonl")
+    app = McpeekApp([path], follow=True, recheck_rules=False, clock=Clock(hung.t + 6.0))
+    async with app.run_test(size=SIZE) as pilot:
+        flows = app.query_one(FlowList)
+        await wait_for(pilot, lambda: len(flows.rows) == 2)
+        assert app.set_filter("~s pending")
+        await wait_for(pilot, lambda: app.views[0].filter is not None and len(flows.rows) == 2)
+        app.update_status()
+        await pilot.pause()
+        assert "6 s" in _red_cells(flows, 0) and "2 pending (2 slow)" in _status(app)
+        model = app.views[0].model
+        model.analyzer.timeout = 0.001  # the loader's next tick of the clock ends the calls
+        await wait_for(pilot, lambda: len(flows.rows) == 0)  # no longer pending: filtered out
+        assert [item.flow.status for item in model.items] == ["unanswered"] * 2
+        app.update_status()
+        await pilot.pause()
+        assert "2 pending" not in _status(app) and "0 shown" in _status(app)
