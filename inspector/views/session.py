@@ -78,6 +78,8 @@ class Changes:
 
 
 class SessionModel(AnalysisListener):
+    sees_proxy_answers = True  # the Http tab shows mcpeek's own 502 of a by-proxy flow
+
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
         self.in_flight = InFlight()  # the requests not answered yet: timers, counts

@@ -17,6 +17,7 @@ from mcpeek.inspector.capture import CaptureWriter, read_records
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Event, Header, Http, SeqRecord, header_bytes
+from mcpeek.inspector.views.session import SessionModel
 from mcpeek.rules.testing import lint_records
 from tests.inspector.proxy.http_harness import RESULT, RPC, listen
 
@@ -202,6 +203,18 @@ async def test_unreachable_upstream_gives_502(aiohttp_server, unused_tcp_port) -
     assert [(f.method, f.status) for f in flows] == [("tools/call", "by-proxy")]
     rules = [r.rule for r in lint_records([header, *records])]
     assert "request.unanswered" not in rules and rules  # the client's own findings stay
+    # The viewer shows the proxy's answer with the flow (its Http tab), the rules did not.
+    model = SessionModel("unreachable.jsonl")
+    model.feed([header, *records])
+    model.finish()
+    (item,) = model.items
+    assert item.flow.status == "by-proxy"
+    (x,) = model.exchanges
+    assert [(r.phase, r.status) for r in model.exchanges[x]] == [
+        ("request", None),
+        ("response", 502),
+        ("end", None),
+    ]
 
 
 async def test_client_disconnect_closes_the_upstream_request(proxied) -> None:  # type: ignore[no-untyped-def]
