@@ -10,10 +10,11 @@ before it is opened, a file owned by another user is refused, and so is a
 file that already holds data unless ``force`` is given (an empty one, such
 as ``mktemp`` makes, is taken as it is).
 
-``force`` does not empty the old file at once: :func:`open_beside` gives the
-writer a new file next to it, which the writer renames over the old one once
-its run has started (a server that fails to start leaves the old capture as it
-was). The old file stays locked until then, so no other writer takes it.
+A capture writer given ``force`` does not empty the old file at once: it
+writes a new file next to it (:func:`open_beside`) and renames it over the
+old one once its run has started, so that a server that fails to start
+leaves the old capture as it was. The old file stays locked until then, so
+no other writer takes it.
 
 The writer holds an exclusive ``flock`` on the file for its whole life, as
 SQLite does: a second writer is refused, ``force`` or not, instead of
@@ -84,8 +85,8 @@ def open_for_writing(path: Path, *, force: bool = False, empty: bool = True) -> 
 
     Raises :class:`CaptureFileError` with the reason when the file is refused,
     ``OSError`` when the system refuses it. With ``force`` and not ``empty``, a
-    file that holds data is taken locked but kept as it is (the caller writes
-    :func:`open_beside` it and replaces it later).
+    file that holds data is taken, locked, with its data kept (the caller writes
+    beside it, :func:`open_beside`, and replaces it later).
     """
     make_private_dirs(path.parent)
     with contextlib.suppress(FileNotFoundError):  # (a new file)
