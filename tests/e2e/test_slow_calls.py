@@ -13,6 +13,7 @@ import json
 import queue
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import IO
 
@@ -59,8 +60,8 @@ def test_show_follow_prints_a_line_when_a_call_passes_slow(
     try:
         # The capture exists once the proxy has started (its header is written first).
         while not capture.exists():
-            assert client.poll() is None, client.stderr.read().decode()[-3000:]  # type: ignore[union-attr]
-            threading.Event().wait(0.05)
+            assert client.poll() is None, client.communicate()[1].decode()[-3000:]
+            time.sleep(0.05)  # (polling for the file, not timing anything)
         show = subprocess.Popen(
             mcpeek_argv("show", "--follow", "--slow", "0.5", "--format", fmt, str(capture)),
             stdout=subprocess.PIPE,
