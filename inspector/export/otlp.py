@@ -70,13 +70,21 @@ class Sender:
     """Spans and histograms on their way to ``endpoint``, in batches, in the SDK's
     background threads; ``failing`` hears each failed batch's reason."""
 
-    def __init__(self, endpoint: Endpoint, timeout: float, failing: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        timeout: float,
+        failing: Callable[[str], None],
+        send_delay_ms: int = 5000,
+    ) -> None:
+        """``send_delay_ms``: how long the batch processor waits before sending what it has."""
         self.reasons = LastReason()
         self.spans = Watched(span_exporter(endpoint, timeout), failing, self.reasons)
         reader = PeriodicExportingMetricReader(
             metric_exporter(endpoint, timeout), export_interval_millis=METRIC_INTERVAL_MS
         )
-        self.telemetry = Telemetry(BatchSpanProcessor(self.spans), reader)
+        processor = BatchSpanProcessor(self.spans, schedule_delay_millis=send_delay_ms)
+        self.telemetry = Telemetry(processor, reader)
 
     def emit(self, spans: Sequence[SpanData]) -> None:
         self.telemetry.emit(spans)

@@ -110,15 +110,15 @@ class SpanBuilder(AnalysisListener):
 
     # -- the engine's findings -------------------------------------------------
     def found(self, finding: Finding) -> None:
-        for seq in reversed(finding.msgs):  # the offending message is last
-            span = self._by_seq.get(seq)
-            if span is not None:
-                span.events.append(self._violation_event(finding, self._times.get(seq)))
-                return
-        if finding.msgs:
-            self._waiting.setdefault(finding.msgs[-1], []).append(finding)
-        else:
+        if not finding.msgs:
             self._spans.append(self._lone_violation(finding))
+            return
+        offending = finding.msgs[-1]  # (the others are context: a tools/list, say)
+        span = self._by_seq.get(offending)
+        if span is not None:
+            span.events.append(self._violation_event(finding, self._times.get(offending)))
+        else:  # its flow has not ended yet
+            self._waiting.setdefault(offending, []).append(finding)
 
     # -- the analyser's flows --------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:

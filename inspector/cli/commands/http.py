@@ -24,6 +24,7 @@ from aiohttp import web
 
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.cli.urls import check_http_url, without_password
 from mcpeek.inspector.paths import default_capture_path
@@ -125,6 +126,7 @@ class HttpCommand(Command):
         add_slow_option(parser, "make conspicuous in the viewer (--no-tui: print a line for)")
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
+        add_otlp_option(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         slow = slow_seconds(args)
@@ -141,6 +143,7 @@ class HttpCommand(Command):
         check_http_url("--upstream", upstream)
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
+        otlp = OtlpFollower(args.otlp)
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
@@ -151,6 +154,7 @@ class HttpCommand(Command):
             extra_redacted=args.redact_header,
         )
         path = writer.path  # the name it took ({n}, {pid})
+        otlp.start(path)
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)
@@ -186,6 +190,7 @@ class HttpCommand(Command):
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
             writer.close()
+            otlp.finish()
         if internal_error.incomplete:  # said once above; the exit code must not say "ok"
             console.say(f"the capture {path} is incomplete", force=True)
             console.close()

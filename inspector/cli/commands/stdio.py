@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
@@ -89,6 +90,7 @@ class StdioCommand(Command):
             action="store_true",
             help="print nothing on stderr but errors (violations are still recorded)",
         )
+        add_otlp_option(parser)
         parser.add_argument(
             "server_command",
             nargs=argparse.REMAINDER,
@@ -107,6 +109,7 @@ class StdioCommand(Command):
             )
         if not math.isfinite(args.grace) or args.grace < 0:
             raise UsageError("--grace must be a number of seconds, 0 or more")
+        otlp = OtlpFollower(args.otlp)
         reserve_standard_fds()
         path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
@@ -140,6 +143,7 @@ class StdioCommand(Command):
             on_spawned=writer.commit,
         )
         console.say(f"recording to {path}")
+        otlp.start(path)
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
             console.say(
                 "stdin is a terminal: waiting for an MCP client to write JSON-RPC on stdin "
@@ -152,6 +156,7 @@ class StdioCommand(Command):
                 writer.close()
             else:  # the server did not start (said on stderr): nothing worth a capture
                 writer.discard()
+            otlp.finish()
         if relay.spawned:
             count = tap.message_count
             flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"
