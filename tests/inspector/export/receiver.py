@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from aiohttp import web
@@ -78,11 +78,17 @@ class OtlpReceiver:
             body = gzip.decompress(body)
         return body
 
-    def wait_for_spans(self, count: int, timeout: float = 30.0) -> list[Span]:
-        """The spans received, once there are ``count`` (or the timeout passed)."""
+    def wait_until(self, ready: Callable[[OtlpReceiver], bool], timeout: float = 60.0) -> None:
+        """Wait until ``ready(self)`` holds, or until ``timeout`` passed (the test's own
+        asserts then say what is missing: the wait measures nothing)."""
         with self._arrived:
-            self._arrived.wait_for(lambda: len(self.spans) >= count, timeout=timeout)
-            return list(self.spans)
+            self._arrived.wait_for(lambda: ready(self), timeout=timeout)
+
+    def span_names(self) -> set[str]:
+        return {span.name for span in self.spans}
+
+    def metric_names(self) -> set[str]:
+        return {metric.name for metric in self.metrics}
 
 
 @contextmanager
