@@ -16,7 +16,8 @@ from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.export.spans import Finding, SpanBuilder, SpanData
+from mcpeek.inspector.export.spandata import Finding, SpanData
+from mcpeek.inspector.export.spans import SpanBuilder
 from mcpeek.rules.engine import Reported, RuleEngine
 
 

@@ -29,7 +29,7 @@ from opentelemetry.trace.status import Status, StatusCode
 
 from mcpeek.inspector import __version__
 from mcpeek.inspector.export import semconv as sc
-from mcpeek.inspector.export.spans import SpanData
+from mcpeek.inspector.export.spandata import SpanData
 
 _ERRNO = re.compile(r"\[Errno -?\d+\] [^\"'),]+|StatusCode\.[A-Z_]+|status[ _]code:? \d+")
 #: Events a span keeps (progress notifications of a long call can be many).

@@ -31,7 +31,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from mcpeek.inspector.export.endpoint import Endpoint
 from mcpeek.inspector.export.otel import LastReason, Telemetry, Watched
-from mcpeek.inspector.export.spans import SpanData
+from mcpeek.inspector.export.spandata import SpanData
 
 ID_FIELDS = frozenset({"traceId", "spanId", "parentSpanId"})
 #: Metrics are sent when the export ends (a capture) or this often (live), in ms.

@@ -28,67 +28,20 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
 from mcpeek.inspector.analysis import AnalysisListener, Attempt, Conversation, Entry, Flow
 from mcpeek.inspector.export import semconv as sc
+from mcpeek.inspector.export.spandata import (
+    ERROR_STATUSES,
+    Finding,
+    SpanData,
+    SpanEvent,
+    error_of,
+    nanos,
+    notification_event,
+    short,
+    traceparent,
+)
 from mcpeek.inspector.records import Header
-
-#: Longest string value an event attribute keeps (a log message can be megabytes).
-MAX_ATTRIBUTE_TEXT = 1000
-ERROR_STATUSES = frozenset({"error", "tool-error", "unanswered", "cancelled"})
-
-
-class SpanEvent(msgspec.Struct):
-    name: str
-    time_ns: int
-    attributes: dict[str, Any]
-
-
-class SpanData(msgspec.Struct):
-    """One span, as plain values (ids as integers, times in ns since the epoch)."""
-
-    name: str
-    trace_id: int
-    span_id: int
-    start_ns: int
-    end_ns: int
-    attributes: dict[str, Any]
-    events: list[SpanEvent] = msgspec.field(default_factory=list)
-    parent_id: int | None = None
-    remote_parent: bool = False
-    error: str | None = None  # the status description when the span failed
-    sender: str = "c2s"
-    measured: bool = False  # a request's span: its duration goes to the histograms
-
-
-class Finding(msgspec.Struct):
-    """A violation as the engine reports it (only what a span event needs)."""
-
-    rule: str
-    severity: str
-    msgs: list[int]
-    message: str
-    spec: str
-
-
-class _Carrier(msgspec.Struct):
-    meta: Any = msgspec.field(default=None, name="_meta")
-
-
-class _Error(msgspec.Struct):
-    code: Any = None
-    message: Any = None
-
-
-_decode_carrier = msgspec.json.Decoder(_Carrier).decode
-_decode_error = msgspec.json.Decoder(_Error).decode
-_decode_any = msgspec.json.Decoder().decode
-
-
-def nanos(t: float) -> int:
-    """A capture time (seconds, microsecond resolution) in nanoseconds."""
-    return round(t * 1_000_000) * 1000
 
 
 class SpanBuilder(AnalysisListener):
@@ -136,7 +89,7 @@ class SpanBuilder(AnalysisListener):
         trace_id, span_id = self._ids(flow.number, 0)
         parent: tuple[int, int] | None = None
         if flow.request is not None:
-            parent = _traceparent(flow.request)
+            parent = traceparent(flow.request)
         if parent is not None:
             trace_id = parent[0]
         attributes: dict[str, Any] = {
@@ -172,7 +125,7 @@ class SpanBuilder(AnalysisListener):
         )
         self._judge(flow, span)
         for entry in [*flow.notifications, *([flow.cancel] if flow.cancel else [])]:
-            span.events.append(_notification_event(entry))
+            span.events.append(notification_event(entry))
         self._spans.append(span)
         for entry in entries:
             self._by_seq[entry.seq] = span
@@ -216,15 +169,12 @@ class SpanBuilder(AnalysisListener):
         description = flow.status
         response = flow.response
         if flow.status == "error" and response is not None:
-            try:
-                error = _decode_error(response.message().error or b"{}")
-            except msgspec.MsgspecError:
-                error = _Error()
+            error = error_of(response)
             if isinstance(error.code, int) and not isinstance(error.code, bool):
                 error_type = str(error.code)
                 span.attributes[sc.RPC_RESPONSE_STATUS_CODE] = error_type
             if isinstance(error.message, str):
-                description = _short(error.message)
+                description = short(error.message)
         span.attributes[sc.ERROR_TYPE] = error_type
         span.error = description
 
@@ -259,7 +209,7 @@ class SpanBuilder(AnalysisListener):
                 sc.RULE_ID: finding.rule,
                 sc.RULE_SEVERITY: finding.severity,
                 sc.RULE_SPEC: finding.spec,
-                sc.RULE_MESSAGE: _short(finding.message),
+                sc.RULE_MESSAGE: short(finding.message),
             },
         )
 
@@ -276,39 +226,3 @@ class SpanBuilder(AnalysisListener):
             attributes={sc.RULE_ID: finding.rule},
             events=[event],
         )
-
-
-def _traceparent(request: Entry) -> tuple[int, int] | None:
-    params = request.message().params
-    if params is None:
-        return None
-    try:
-        carrier = _decode_carrier(params)
-    except msgspec.MsgspecError:
-        return None
-    meta = carrier.meta
-    return sc.parse_traceparent(meta.get("traceparent")) if isinstance(meta, dict) else None
-
-
-def _notification_event(entry: Entry) -> SpanEvent:
-    """A notification of a flow as an event: its method, and the scalar members of its params."""
-    attributes: dict[str, Any] = {}
-    params = entry.message().params
-    try:
-        value = _decode_any(params) if params is not None else None
-    except msgspec.MsgspecError:
-        value = None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, bool | int | float) and not (
-                isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 2**63
-            ):
-                attributes[f"mcp.params.{key}"] = item
-            elif isinstance(item, str):
-                attributes[f"mcp.params.{key}"] = _short(item)
-    attributes[sc.MCPEEK_SENDER] = entry.dir
-    return SpanEvent(entry.method or "(notification)", nanos(entry.t), attributes)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_ATTRIBUTE_TEXT else text[:MAX_ATTRIBUTE_TEXT] + "…"
