@@ -18,7 +18,9 @@ from mcpeek.inspector.children import python_module_argv
 from mcpeek.inspector.cli.base import UsageError
 from mcpeek.inspector.export.endpoint import BadEndpoint, MissingOtel, parse_endpoint, require_otel
 
-FINISH_GRACE = 4.5  # seconds the follower gets to send the last spans and histograms
+# Seconds the follower gets to send the last spans and histograms: a receiver that
+# is down costs one SEND_TIMEOUT (the histograms are not tried after failed spans).
+FINISH_GRACE = 3.0
 SEND_TIMEOUT = 1.5  # seconds one send may take: a dead receiver must not hold the exit
 
 
@@ -46,7 +48,9 @@ class OtlpFollower:
         except (BadEndpoint, MissingOtel) as exc:
             raise UsageError(f"--otlp: {exc}") from None
 
-    def start(self, capture: Path) -> None:
+    def start(self, capture: Path, *, quiet: bool = False) -> None:
+        """Follow ``capture``; ``quiet`` (a viewer owns the terminal) keeps its
+        one line about a failing receiver off stderr."""
         if self.url is None:
             return
         argv = python_module_argv(
@@ -54,7 +58,11 @@ class OtlpFollower:
         )
         # Its stdout is not the protocol pipe (stdio mode): only stderr is shared.
         self._process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, close_fds=True
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if quiet else None,
+            close_fds=True,
         )
 
     def finish(self) -> None:

@@ -63,6 +63,7 @@ class Telemetry:
             resource=resource,
             id_generator=self._ids,
             span_limits=SpanLimits(max_events=MAX_EVENTS),
+            shutdown_on_exit=False,  # shutdown() decides what is still sent
         )
         self._tracer_provider.add_span_processor(processor)
         self._tracer = self._tracer_provider.get_tracer(
@@ -75,6 +76,7 @@ class Telemetry:
             self._meter_provider = MeterProvider(
                 metric_readers=[metric_reader],
                 resource=resource,
+                shutdown_on_exit=False,
                 views=[
                     View(instrument_name=name, aggregation=buckets)
                     for name in (sc.CLIENT_DURATION, sc.SERVER_DURATION)
@@ -128,9 +130,11 @@ class Telemetry:
     def flush(self) -> None:
         self._tracer_provider.force_flush()
 
-    def shutdown(self) -> None:
+    def shutdown(self, send_metrics: bool = True) -> None:
+        """Send the spans left; then the histograms, unless ``send_metrics`` is false
+        (the receiver just refused the spans: another try would only hold the exit)."""
         self._tracer_provider.shutdown()
-        if self._meter_provider is not None:
+        if self._meter_provider is not None and send_metrics:
             self._meter_provider.shutdown()
 
 
@@ -146,6 +150,7 @@ class Watched(SpanExporter):
         self._reasons = reasons
         self.failed = 0
         self.sent = 0
+        self.last_failed = False
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         try:
@@ -153,6 +158,7 @@ class Watched(SpanExporter):
         except Exception as exc:  # an exporter's bug must not end the export's thread
             self._reasons.last = f"{type(exc).__name__}: {exc}"
             result = SpanExportResult.FAILURE
+        self.last_failed = result is not SpanExportResult.SUCCESS
         if result is SpanExportResult.SUCCESS:
             self.sent += len(spans)
             return result

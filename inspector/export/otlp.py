@@ -92,7 +92,7 @@ class Sender:
     def close(self) -> None:
         """Send what is left and stop (the SDK bounds each try by the timeout)."""
         try:
-            self.telemetry.shutdown()
+            self.telemetry.shutdown(send_metrics=not self.spans.last_failed)
         finally:
             self.reasons.close()
 

@@ -154,8 +154,8 @@ class HttpCommand(Command):
             extra_redacted=args.redact_header,
         )
         path = writer.path  # the name it took ({n}, {pid})
-        otlp.start(path)
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
+        otlp.start(path, quiet=tui)
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)
         live = LiveChecks(
