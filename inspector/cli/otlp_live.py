@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import subprocess
+import sys
 from pathlib import Path
 
 from mcpeek.inspector.children import python_module_argv
@@ -57,13 +58,22 @@ class OtlpFollower:
             "mcpeek.inspector.export.follow", str(capture), self.url, str(SEND_TIMEOUT)
         )
         # Its stdout is not the protocol pipe (stdio mode): only stderr is shared.
-        self._process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL if quiet else None,
-            close_fds=True,
-        )
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL if quiet else None,
+                close_fds=True,
+            )
+        except OSError as exc:  # the traffic matters more than its export
+            if not quiet:
+                print(
+                    f"mcpeek: OTLP export unavailable ({exc.strerror or exc}); traffic is "
+                    f"relayed and recorded: mcpeek export {capture} --format otlp sends it later",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def finish(self) -> None:
         """The capture is closed: the follower sends the rest and ends, or is stopped."""
