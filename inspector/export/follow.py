@@ -3,9 +3,12 @@
     python -I -m mcpeek.inspector.export.follow CAPTURE URL [SEND_TIMEOUT]
 
 It follows the capture the proxy writes (the capture file is the bus, as for
-the live checks), turns each flow into a span as it ends and hands the spans
-to the SDK's batch processor, which sends them from its own thread. The relay
-never waits on any of it. When sending fails, it says so once on stderr and
+the live checks), turns each flow into a span as it ends, and hands the spans
+to the SDK's batch processor, which sends them from its own thread. A span
+waits HOLD seconds for the ``violation`` records the proxy's live checks add
+(they become its violation events; a proxy run with ``--no-check`` adds
+none). The process runs niced: under load, the relay and its checks get the
+CPU first. The relay never waits on any of it. When sending fails, it says so once on stderr and
 goes on following (the proxy relays and records regardless; ``mcpeek export
 FILE --format otlp`` can send the capture later). It stops when the proxy
 lets go of the capture, after sending what is left.
@@ -13,7 +16,10 @@ lets go of the capture, after sending what is left.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import time
 from pathlib import Path
 
 from mcpeek.inspector.capture.files import WriterGone
@@ -25,6 +31,11 @@ from mcpeek.inspector.records import AnyRecord
 
 #: How often the SDK's batch processor sends while traffic flows (ms).
 SEND_DELAY_MS = 1000
+#: How long (s) an ended flow's span waits for the violations the proxy's live checks
+#: write after it (they follow the same capture, a little behind).
+HOLD = 2.0
+#: Niceness added to this process: under load, the relay and its checks come first.
+NICENESS = 10
 
 
 class FailingOnce:
@@ -53,27 +64,35 @@ def follow(capture: Path, url: str, send_timeout: float) -> int:
 
     endpoint = parse_endpoint(url)
     failing = FailingOnce(url, capture)
+    with contextlib.suppress(OSError):  # (a system without nice: the same, unniced)
+        os.nice(NICENESS)
     sender = Sender(endpoint, send_timeout, failing, send_delay_ms=SEND_DELAY_MS)
-    traced = Traced()
+    # The proxy's live checks run the rules already: their violation records in the
+    # capture are the findings (not a second run of the rules on the same cores).
+    traced = Traced(rules=False)
     released = WriterGone(capture)
 
-    def hand_over(_record: AnyRecord | None = None) -> None:
-        spans = traced.builder.drain()
+    def hand_over(ended_before: float | None) -> None:
+        spans = traced.builder.drain(ended_before)
         if spans:
             sender.emit(spans)
 
+    def each(record: AnyRecord) -> None:
+        traced.recorded(record)
+        hand_over(time.time() - HOLD)
+
     def done() -> bool:
-        hand_over()  # while the capture is quiet, the last flows go out too
+        hand_over(time.time() - HOLD)  # while the capture is quiet, the flows go out too
         return released()
 
     try:
-        run_capture(CaptureReader(capture), traced.analyzer, follow=True, stop=done, each=hand_over)
-        hand_over()
+        run_capture(CaptureReader(capture), traced.analyzer, follow=True, stop=done, each=each)
+        hand_over(None)
     except CaptureError as exc:
         print(f"mcpeek: OTLP export stopped: {exc}", file=sys.stderr, flush=True)
         return 2
     except KeyboardInterrupt:  # the proxy's Ctrl-C reaches its whole process group
-        hand_over()
+        hand_over(None)
     finally:
         sender.close()
     return 0

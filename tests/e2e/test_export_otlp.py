@@ -161,6 +161,32 @@ def test_http_session_spans(era: str, tmp_path: Path) -> None:
             assert len(elicit) == 1 and attributes(elicit[0])["mcpeek.sender"] == "s2c"
 
 
+def test_live_violations_become_span_events(tmp_path: Path) -> None:
+    """The proxy's live checks flag a misbehaving server; the follower puts each
+    finding on the span of the flow it is about (without running the rules again)."""
+    capture = tmp_path / "bad.jsonl"
+    with otlp_receiver() as receiver:
+        proxy = mcpeek_argv(
+            "stdio", "--otlp", receiver.url, "-w", str(capture), "--", *peer_argv("bad_server.py")
+        )
+        client = subprocess.run(
+            peer_argv("raw_client.py", "--", *proxy), capture_output=True, text=True, timeout=90
+        )
+        assert client.returncode == 0, client.stderr[-3000:]
+        receiver.wait_until(lambda r: r.span_names() >= CALLS)
+        found = {
+            (span.name, attributes(event)["mcpeek.rule.id"])
+            for span in receiver.spans
+            for event in span.events
+            if event.name == "mcpeek.violation"
+        }
+    assert {
+        ("tools/call add", "tools.output-schema"),
+        ("tools/call count", "progress.not-increasing"),
+        ("tools/call get_weather", "result.result-type-missing"),
+    } <= found
+
+
 def test_an_unreachable_receiver_never_stops_the_relay(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
