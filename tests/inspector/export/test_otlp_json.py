@@ -23,6 +23,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.records import Msg
 from tests.conftest import mcpeek_argv
 from tests.inspector.export.conftest import (
     AWS_KEY,
@@ -205,3 +207,36 @@ def test_the_ids_are_the_same_each_time(capture: str) -> None:
     first = [(s["traceId"], s["spanId"]) for s in spans_of(export_lines(CAPTURES / capture)[0])]
     again = [(s["traceId"], s["spanId"]) for s in spans_of(export_lines(CAPTURES / capture)[0])]
     assert first == again and len(set(first)) == len(first)
+
+
+def test_cancellation_and_a_json_rpc_error(tmp_path: Path) -> None:
+    path = tmp_path / "stdio.jsonl"
+    writer = CaptureWriter(path, transport="stdio", target=["server"])
+
+    def message(direction: str, **fields: object) -> Msg:
+        return Msg(dir=direction, ch="stdio", raw=json.dumps({"jsonrpc": "2.0", **fields}))
+
+    writer.write_many(
+        [
+            message("c2s", id=1, method="tools/call", params={"name": "slow", "arguments": {}}),
+            message(
+                "c2s",
+                method="notifications/cancelled",
+                params={"requestId": 1, "reason": "user gave up"},
+            ),
+            message("c2s", id=2, method="nope/nothing"),
+            message("s2c", id=2, error={"code": -32601, "message": "Method not found"}),
+        ]
+    )
+    writer.close()
+    spans = {s["name"]: s for s in spans_of(export_lines(path)[0])}
+    cancelled = spans["tools/call slow"]
+    assert attributes(cancelled)["error.type"] == {"stringValue": "cancelled"}
+    assert cancelled["status"]["code"] == STATUS_ERROR
+    (event,) = [e for e in cancelled["events"] if e["name"] == "notifications/cancelled"]
+    assert attributes(event)["mcp.params.reason"] == {"stringValue": "user gave up"}
+    failed = spans["nope/nothing"]
+    assert attributes(failed)["error.type"] == {"stringValue": "-32601"}
+    assert attributes(failed)["rpc.response.status_code"] == {"stringValue": "-32601"}
+    assert failed["status"] == {"code": STATUS_ERROR, "message": "Method not found"}
+    assert attributes(failed)["network.transport"] == {"stringValue": "pipe"}
