@@ -24,7 +24,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.id_generator import IdGenerator
-from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags
+from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags, TraceState
 from opentelemetry.trace.status import Status, StatusCode
 
 from mcpeek.inspector import __version__
@@ -107,6 +107,10 @@ class Telemetry:
                 data.parent_id,
                 is_remote=data.remote_parent,
                 trace_flags=TraceFlags(TraceFlags.SAMPLED),
+                # An invalid tracestate is dropped (with a warning the handler keeps quiet).
+                trace_state=TraceState.from_header([data.trace_state])
+                if data.trace_state
+                else None,
             )
             context = trace.set_span_in_context(NonRecordingSpan(parent), context)
         span = self._tracer.start_span(

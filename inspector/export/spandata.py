@@ -39,6 +39,7 @@ class SpanData(msgspec.Struct):
     events: list[SpanEvent] = msgspec.field(default_factory=list)
     parent_id: int | None = None
     remote_parent: bool = False
+    trace_state: str | None = None  # the caller's W3C tracestate, passed on
     error: str | None = None  # the status description when the span failed
     sender: str = "c2s"
     measured: bool = False  # a request's span: its duration goes to the histograms
@@ -76,7 +77,17 @@ def error_of(response: Entry) -> JsonRpcError:
         return JsonRpcError()
 
 
-def traceparent(request: Entry) -> tuple[int, int] | None:
+class Caller(msgspec.Struct):
+    """The W3C trace context a request carried in its ``_meta``."""
+
+    trace_id: int
+    span_id: int
+    trace_state: str | None = None
+
+
+def traceparent(request: Entry) -> Caller | None:
+    """The caller's trace context in ``params._meta`` (``traceparent``, and its
+    ``tracestate`` if a string), or ``None`` without a valid ``traceparent``."""
     params = request.message().params
     if params is None:
         return None
@@ -85,7 +96,13 @@ def traceparent(request: Entry) -> tuple[int, int] | None:
     except msgspec.MsgspecError:
         return None
     meta = carrier.meta
-    return sc.parse_traceparent(meta.get("traceparent")) if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    ids = sc.parse_traceparent(meta.get("traceparent"))
+    if ids is None:
+        return None
+    state = meta.get("tracestate")
+    return Caller(ids[0], ids[1], state if isinstance(state, str) else None)
 
 
 def notification_event(entry: Entry) -> SpanEvent:

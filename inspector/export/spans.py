@@ -88,11 +88,9 @@ class SpanBuilder(AnalysisListener):
         if not entries:
             return
         trace_id, span_id = self._ids(flow.number, 0)
-        parent: tuple[int, int] | None = None
-        if flow.request is not None:
-            parent = traceparent(flow.request)
-        if parent is not None:
-            trace_id = parent[0]
+        caller = traceparent(flow.request) if flow.request is not None else None
+        if caller is not None:
+            trace_id = caller.trace_id
         attributes: dict[str, Any] = {
             sc.MCPEEK_FLOW: flow.number,
             sc.MCPEEK_STATUS: flow.status,
@@ -119,8 +117,9 @@ class SpanBuilder(AnalysisListener):
             start_ns=nanos(start),
             end_ns=nanos(end),
             attributes=attributes,
-            parent_id=parent[1] if parent is not None else None,
-            remote_parent=parent is not None,
+            parent_id=caller.span_id if caller is not None else None,
+            remote_parent=caller is not None,
+            trace_state=caller.trace_state if caller is not None else None,
             sender=flow.sender,
             measured=flow.request is not None,
         )
@@ -209,6 +208,7 @@ class SpanBuilder(AnalysisListener):
             end_ns=nanos(end),
             attributes=attributes,
             parent_id=parent.span_id,
+            trace_state=parent.trace_state,
             sender=parent.sender,
         )
 

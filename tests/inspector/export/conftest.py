@@ -30,7 +30,11 @@ def secret_capture(tmp_path: Path) -> Path:
     caller's traceparent, and whose progress message holds a key."""
     path = tmp_path / "secrets.jsonl"
     writer = CaptureWriter(path, transport="http", target="http://127.0.0.1:9/mcp")
-    meta = {"progressToken": 7, "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"}
+    meta = {
+        "progressToken": 7,
+        "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01",
+        "tracestate": "vendor=abc",
+    }
     call = _message(
         id=1,
         method="tools/call",

@@ -193,6 +193,7 @@ def test_a_callers_traceparent_makes_the_parent_and_redaction_holds(
     (span,) = spans_of(traces)
     assert span["traceId"] == CALLER_TRACE
     assert span["parentSpanId"] == CALLER_SPAN
+    assert span["traceState"] == "vendor=abc"  # the caller's tracestate goes on
     span_attributes = attributes(span)
     assert span_attributes["mcp.session.id"] == {"stringValue": "sess-1"}
     assert span_attributes["gen_ai.tool.name"]["stringValue"].startswith("<redacted")
