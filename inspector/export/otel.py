@@ -1,6 +1,6 @@
 """Spans and histograms through the OpenTelemetry SDK (the optional ``otel`` extra).
 
-:class:`Telemetry` replays :class:`~mcpeek.inspector.export.spans.SpanData`
+:class:`Telemetry` replays :class:`~mcpeek.inspector.export.spandata.SpanData`
 through the SDK's own tracer (with the capture's times, and ids given by
 :class:`PlannedIds`) and records each request's duration in the two MCP
 histograms; the SDK's processors and OTLP exporters do the rest, so the bytes
@@ -31,6 +31,7 @@ from mcpeek.inspector import __version__
 from mcpeek.inspector.export import semconv as sc
 from mcpeek.inspector.export.spandata import SpanData
 
+# The cause inside an exporter's log line: an OS error, a gRPC status, an HTTP status.
 _ERRNO = re.compile(r"\[Errno -?\d+\] [^\"'),]+|StatusCode\.[A-Z_]+|status[ _]code:? \d+")
 #: Events a span keeps (progress notifications of a long call can be many).
 MAX_EVENTS = 1024
