@@ -12,29 +12,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.export.spandata import Finding, SpanData
 from mcpeek.inspector.export.spans import SpanBuilder
-from mcpeek.inspector.records import AnyRecord, Violation
 from mcpeek.rules.engine import Reported, RuleEngine
 
 
 class Traced:
-    """An Analyzer whose flows and findings become spans (:attr:`builder`).
+    """An Analyzer whose flows and findings become spans (:attr:`builder`)."""
 
-    With ``rules`` the findings are the rule engine's; without, the caller hands
-    the builder the capture's own ``violation`` records (:meth:`recorded`), as
-    the ``--otlp`` follower does: the proxy's live checks found them already."""
-
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, *, rules: bool = True) -> None:
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.builder = SpanBuilder(lambda: self.analyzer.header)
-        listeners: list[AnalysisListener] = [self.builder]
-        if rules:
-            listeners.insert(0, RuleEngine(self._found))  # its findings first, then the span
-        self.analyzer = Analyzer(listeners, timeout=timeout)
+        engine = RuleEngine(self._found)
+        self.analyzer = Analyzer([engine, self.builder], timeout=timeout)
 
     def _found(self, reported: Reported) -> None:
         self.builder.found(
@@ -46,19 +39,6 @@ class Traced:
                 spec=reported.spec,
             )
         )
-
-    def recorded(self, record: AnyRecord) -> None:
-        """A record of the capture: a ``violation`` one becomes a finding."""
-        if type(record) is Violation:
-            self.builder.found(
-                Finding(
-                    rule=record.rule,
-                    severity=record.severity,
-                    msgs=list(record.msgs),
-                    message=record.message,
-                    spec=record.spec,
-                )
-            )
 
 
 def capture_spans(path: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[list[SpanData], list[str]]:

@@ -3,12 +3,11 @@
     python -I -m mcpeek.inspector.export.follow CAPTURE URL [SEND_TIMEOUT]
 
 It follows the capture the proxy writes (the capture file is the bus, as for
-the live checks), turns each flow into a span as it ends, and hands the spans
-to the SDK's batch processor, which sends them from its own thread. A span
-waits HOLD seconds for the ``violation`` records the proxy's live checks add
-(they become its violation events; a proxy run with ``--no-check`` adds
-none). The process runs niced: under load, the relay and its checks get the
-CPU first. The relay never waits on any of it. When sending fails, it says so once on stderr and
+the live checks), runs the rules on it, turns each flow into a span (with
+its violation events) as it ends, and hands the spans to the SDK's batch
+processor, which sends them from its own thread. The process runs niced:
+under load, the relay and its checks get the CPU first. The relay never
+waits on any of it. When sending fails, it says so once on stderr and
 goes on following (the proxy relays and records regardless; ``mcpeek export
 FILE --format otlp`` can send the capture later). It stops when the proxy
 lets go of the capture, after sending what is left.
@@ -19,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import time
 from pathlib import Path
 
 from mcpeek.inspector.capture.files import WriterGone
@@ -31,9 +29,6 @@ from mcpeek.inspector.records import AnyRecord
 
 #: How often the SDK's batch processor sends while traffic flows (ms).
 SEND_DELAY_MS = 1000
-#: How long (s) an ended flow's span waits for the violations the proxy's live checks
-#: write after it (they follow the same capture, a little behind).
-HOLD = 2.0
 #: Niceness added to this process: under load, the relay and its checks come first.
 NICENESS = 10
 
@@ -67,32 +62,29 @@ def follow(capture: Path, url: str, send_timeout: float) -> int:
     with contextlib.suppress(OSError):  # (a system without nice: the same, unniced)
         os.nice(NICENESS)
     sender = Sender(endpoint, send_timeout, failing, send_delay_ms=SEND_DELAY_MS)
-    # The proxy's live checks run the rules already: their violation records in the
-    # capture are the findings (not a second run of the rules on the same cores).
-    traced = Traced(rules=False)
+    # The rules run here too, beside the proxy's live checks: the violation records
+    # those add come late, or not at all from a worker stopped while behind, and a
+    # span must carry its violations when it goes. It costs CPU in a niced process.
+    traced = Traced()
     released = WriterGone(capture)
 
-    def hand_over(ended_before: float | None) -> None:
-        spans = traced.builder.drain(ended_before)
+    def hand_over(_record: AnyRecord | None = None) -> None:
+        spans = traced.builder.drain()
         if spans:
             sender.emit(spans)
 
-    def each(record: AnyRecord) -> None:
-        traced.recorded(record)
-        hand_over(time.time() - HOLD)
-
     def done() -> bool:
-        hand_over(time.time() - HOLD)  # while the capture is quiet, the flows go out too
+        hand_over()  # while the capture is quiet, the last flows go out too
         return released()
 
     try:
-        run_capture(CaptureReader(capture), traced.analyzer, follow=True, stop=done, each=each)
-        hand_over(None)
+        run_capture(CaptureReader(capture), traced.analyzer, follow=True, stop=done, each=hand_over)
+        hand_over()
     except CaptureError as exc:
         print(f"mcpeek: OTLP export stopped: {exc}", file=sys.stderr, flush=True)
         return 2
     except KeyboardInterrupt:  # the proxy's Ctrl-C reaches its whole process group
-        hand_over(None)
+        hand_over()
     finally:
         sender.close()
     return 0

@@ -58,7 +58,6 @@ class SpanBuilder(AnalysisListener):
         self._by_seq: dict[int, SpanData] = {}  # the undrained spans, by their messages
         self._waiting: dict[int, list[Finding]] = {}  # violations of flows not yet ended
         self._times: dict[int, float] = {}  # seq → t of the messages in undrained spans
-        self._seqs: dict[int, list[int]] = {}  # span id → its messages' seqs (undrained)
         self._last_t = 0.0
         self._lone = 0  # violations that became spans of their own (their ids count them)
 
@@ -127,7 +126,6 @@ class SpanBuilder(AnalysisListener):
         for entry in [*flow.notifications, *([flow.cancel] if flow.cancel else [])]:
             span.events.append(notification_event(entry))
         self._spans.append(span)
-        self._seqs[span.span_id] = [e.seq for e in entries]
         for entry in entries:
             self._by_seq[entry.seq] = span
             self._times[entry.seq] = entry.t
@@ -146,20 +144,12 @@ class SpanBuilder(AnalysisListener):
                     self._spans.append(self._lone_violation(finding))
                 del self._waiting[seq]
 
-    def drain(self, ended_before: float | None = None) -> list[SpanData]:
-        """The spans built since the last drain (only those that ended before the time
-        ``ended_before``, when given: the others wait for findings that come later).
-        A finding about a drained span becomes a span of its own."""
-        if ended_before is None:
-            spans, self._spans = self._spans, []
-        else:
-            limit = nanos(ended_before)
-            spans = [s for s in self._spans if s.end_ns <= limit]
-            self._spans = [s for s in self._spans if s.end_ns > limit]
-        for span in spans:
-            for seq in self._seqs.pop(span.span_id, ()):
-                self._by_seq.pop(seq, None)
-                self._times.pop(seq, None)
+    def drain(self) -> list[SpanData]:
+        """The spans built since the last drain; a finding about one of them that
+        comes later becomes a span of its own."""
+        spans, self._spans = self._spans, []
+        self._by_seq.clear()
+        self._times.clear()
         return spans
 
     # -- pieces ------------------------------------------------------------------
