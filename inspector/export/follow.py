@@ -81,6 +81,8 @@ def follow(capture: Path, url: str, send_timeout: float) -> int:
         run_capture(CaptureReader(capture), traced.analyzer, follow=True, stop=done, each=hand_over)
         hand_over()
     except CaptureError as exc:
+        if not capture.exists():  # the proxy discarded it (its server never started)
+            return 0
         print(f"mcpeek: OTLP export stopped: {exc}", file=sys.stderr, flush=True)
         return 2
     except KeyboardInterrupt:  # the proxy's Ctrl-C reaches its whole process group

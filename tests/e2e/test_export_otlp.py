@@ -246,3 +246,27 @@ def test_otlp_needs_a_good_url(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("mcpeek: --otlp: bad OTLP endpoint 'ftp://x'")
     assert not (tmp_path / "c.jsonl").exists()  # refused before anything started
+
+
+def test_a_server_that_never_starts(tmp_path: Path) -> None:
+    """The proxy discards the capture; the exporter has nothing to say about it."""
+    with otlp_receiver() as receiver:
+        done = subprocess.run(
+            mcpeek_argv(
+                "stdio",
+                "--otlp",
+                receiver.url,
+                "-w",
+                str(tmp_path / "c.jsonl"),
+                "--",
+                str(tmp_path / "no-such-server"),
+            ),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2
+    assert "cannot start the server" in done.stderr
+    assert "OTLP" not in done.stderr and "Traceback" not in done.stderr
+    assert receiver.spans == []
