@@ -18,6 +18,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+
 SEMCONV_VERSION = "1.44.0"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 
@@ -121,10 +123,14 @@ def session_id(conversation_key: str) -> str | None:
 
 
 def request_id(value: Any) -> str:
-    """``jsonrpc.request.id`` is a string: a number as its digits, a string as itself."""
-    return (
-        value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)
-    )
+    """``jsonrpc.request.id`` is a string: a string id as itself, any other as its JSON
+    (``7``, ``1.5``, ``null``, ``true``: an odd id, which the rules flag, stays visible)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):  # (not a JSON value: nothing the decoder gives)
+        return repr(value)
 
 
 def parse_traceparent(value: Any) -> tuple[int, int] | None:
