@@ -135,11 +135,17 @@ class Telemetry:
     def flush(self) -> None:
         self._tracer_provider.force_flush()
 
-    def shutdown(self, send_metrics: bool = True) -> None:
-        """Send the spans left; then the histograms, unless ``send_metrics`` is false
-        (the receiver just refused the spans: another try would only hold the exit)."""
+    def shutdown(self) -> None:
+        self.close_spans()
+        self.close_metrics()
+
+    def close_spans(self) -> None:
+        """Send the spans left and stop the tracer."""
         self._tracer_provider.shutdown()
-        if self._meter_provider is not None and send_metrics:
+
+    def close_metrics(self) -> None:
+        """Send the histograms and stop the meter."""
+        if self._meter_provider is not None:
             self._meter_provider.shutdown()
 
 
@@ -156,8 +162,14 @@ class Watched(SpanExporter):
         self.failed = 0
         self.sent = 0
         self.last_failed = False
+        # Set when the export ends after a failure: what is left is not tried (a dead
+        # receiver would hold the proxy's exit for another timeout), only counted.
+        self.give_up = False
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self.give_up:
+            self.failed += len(spans)
+            return SpanExportResult.FAILURE
         try:
             result = self._inner.export(spans)
         except Exception as exc:  # an exporter's bug must not end the export's thread

@@ -90,9 +90,14 @@ class Sender:
         self.telemetry.emit(spans)
 
     def close(self) -> None:
-        """Send what is left and stop (the SDK bounds each try by the timeout)."""
+        """Send what is left and stop (the SDK bounds each try by the timeout); after a
+        batch that failed, what is left is counted as not sent, not tried."""
+        self.spans.give_up = self.spans.last_failed
         try:
-            self.telemetry.shutdown(send_metrics=not self.spans.last_failed)
+            self.telemetry.close_spans()
+            # A receiver that just refused the spans would only hold the exit again.
+            if not self.spans.last_failed:
+                self.telemetry.close_metrics()
         finally:
             self.reasons.close()
 
