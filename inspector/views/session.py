@@ -34,6 +34,7 @@ from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, 
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
 from mcpeek.inspector.surface import SurfaceListener
+from mcpeek.inspector.views.in_flight import InFlight
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -78,11 +79,16 @@ class Changes:
 
 
 class SessionModel(AnalysisListener):
+    sees_proxy_answers = True  # the Http tab shows mcpeek's own 502 of a by-proxy flow
+
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
+        self.in_flight = InFlight()  # the requests not answered yet: timers, counts
         #: The server surface of each conversation (the handshake view reads it).
         self.surface = SurfaceListener()
-        self.analyzer = Analyzer([self, self.surface], timeout=timeout, keep_flows=True)
+        self.analyzer = Analyzer(
+            [self, self.in_flight, self.surface], timeout=timeout, keep_flows=True
+        )
         self.items: list[FlowItem] = []
         self.findings: list[Violation] = []
         self.header: Header | None = None
@@ -151,6 +157,7 @@ class SessionModel(AnalysisListener):
         row = self.row_of_flow(flow.number)
         if row is not None:
             self.items[row].version += 1
+            self._changed.append(row)  # ended by the clock (unanswered): no message told
             self._changed.append(row)
 
     # -- violations -----------------------------------------------------------------
@@ -195,6 +202,11 @@ class SessionModel(AnalysisListener):
         if 0 <= row < len(items) and items[row].flow.number == number:
             return row
         return self._row_of_flow.get(number)
+
+    @property
+    def changed_meanwhile(self) -> bool:
+        """Rows changed without a record read (the clock ended requests)."""
+        return bool(self._changed)
 
     # -- reading (UI thread) ----------------------------------------------------------
     def take_changes(self) -> Changes:

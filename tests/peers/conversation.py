@@ -6,11 +6,16 @@ opening (a ``server/discover`` probe for the pinned modern era), a check of
 the negotiated version, tools/list, add(2, 3), count(3) with progress and
 get_weather("Paris"). The result is the part of the printed JSON they share.
 :func:`hold` is how every client runs its conversation and reports it.
+
+With ``MCPEEK_TEST_TRACEPARENT`` set (a W3C ``traceparent``), the conversation
+runs inside that caller's trace context, as an agent's would: the SDK then puts
+the ``traceparent`` in each request's ``_meta`` (the export tests follow it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from collections.abc import Awaitable, Callable
@@ -72,6 +77,11 @@ def hold(
     JSON line (exit 0); any failure: the error and a traceback on stderr (exit 1)."""
 
     async def run() -> dict[str, Any]:
+        caller = os.environ.get("MCPEEK_TEST_TRACEPARENT")
+        if caller:
+            from opentelemetry import context, propagate
+
+            context.attach(propagate.extract({"traceparent": caller}))
         try:
             with anyio.fail_after(deadline):
                 return await conversation()

@@ -17,8 +17,9 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
+from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
@@ -72,6 +73,7 @@ class StdioCommand(Command):
             default=[],
             help="also print on stderr: 'flows', one line per flow as it ends",
         )
+        add_slow_option(parser, "with --log flows, print a line at once for")
         parser.add_argument(
             "--no-check",
             action="store_true",
@@ -88,6 +90,7 @@ class StdioCommand(Command):
             action="store_true",
             help="print nothing on stderr but errors (violations are still recorded)",
         )
+        add_otlp_option(parser)
         parser.add_argument(
             "server_command",
             nargs=argparse.REMAINDER,
@@ -96,6 +99,7 @@ class StdioCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
+        slow = slow_seconds(args)
         command = list(args.server_command)
         if command and command[0] == "--":
             command = command[1:]
@@ -105,6 +109,7 @@ class StdioCommand(Command):
             )
         if not math.isfinite(args.grace) or args.grace < 0:
             raise UsageError("--grace must be a number of seconds, 0 or more")
+        otlp = OtlpFollower(args.otlp)
         reserve_standard_fds()
         path = args.write or default_capture_path(home=args.home)
         console = Console(quiet=args.quiet)
@@ -126,6 +131,7 @@ class StdioCommand(Command):
             checks=not args.no_check,
             flows="flows" in args.log,
             recorded=lambda: recorder.recorded,
+            slow=slow,
         )
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
@@ -134,8 +140,10 @@ class StdioCommand(Command):
             console,
             grace=args.grace,
             on_tap_error=internal_error,
+            on_spawned=writer.commit,
         )
         console.say(f"recording to {path}")
+        otlp.start(path)
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
             console.say(
                 "stdin is a terminal: waiting for an MCP client to write JSON-RPC on stdin "
@@ -148,6 +156,7 @@ class StdioCommand(Command):
                 writer.close()
             else:  # the server did not start (said on stderr): nothing worth a capture
                 writer.discard()
+            otlp.finish()
         if relay.spawned:
             count = tap.message_count
             flagged = f", {live.violations} violation{'s' if live.violations != 1 else ''}"

@@ -1,0 +1,90 @@
+"""Bad input to ``mcpeek export``: exit 2 and one line ``mcpeek: …``, never a traceback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.export import endpoint
+from tests.conftest import mcpeek_argv
+from tests.inspector.export.conftest import CAPTURES
+
+
+def one_line_error(args: list[str]) -> str:
+    done = subprocess.run(mcpeek_argv(*args), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcpeek: "), done.stderr
+    assert done.stdout == ""
+    return lines[0]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again: nothing listens there
+
+
+def test_har_of_a_stdio_capture() -> None:
+    line = one_line_error(["export", str(CAPTURES / "modern-stdio.jsonl"), "--format", "har"])
+    assert "stdio capture" in line and "mcpeek http" in line
+
+
+@pytest.mark.parametrize("fmt", ["har", "otlp-json"])
+def test_not_a_capture(fmt: str, tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n")
+    assert "not an mcpeek capture" in one_line_error(["export", str(other), "--format", fmt])
+    assert "notes" in one_line_error(["export", str(tmp_path / "notes"), "--format", fmt])
+
+
+@pytest.mark.parametrize("scheme", ["http", "grpc"])
+def test_an_unreachable_endpoint(scheme: str) -> None:
+    url = f"{scheme}://127.0.0.1:{closed_port()}"
+    line = one_line_error(
+        [
+            "export",
+            str(CAPTURES / "modern-stdio.jsonl"),
+            "--format",
+            "otlp",
+            "--endpoint",
+            url,
+            "--send-timeout",
+            "1",
+        ]
+    )
+    assert f"cannot send to the OTLP endpoint {url}" in line and "spans not sent" in line
+
+
+@pytest.mark.parametrize(
+    ("more", "said"),
+    [
+        (["--format", "otlp"], "needs --endpoint"),
+        (["--format", "otlp", "--endpoint", "ftp://x:1"], "scheme"),
+        (["--format", "otlp", "--endpoint", "http://x:99999"], "bad OTLP endpoint"),
+        (["--format", "har", "--endpoint", "http://x:1"], "--endpoint goes with"),
+        (["--format", "otlp", "--endpoint", "http://x:1", "-o", "f"], "-o goes with"),
+        (["--format", "har", "--timeout", "nan"], "--timeout"),
+    ],
+)
+def test_bad_options(more: list[str], said: str) -> None:
+    assert said in one_line_error(["export", str(CAPTURES / "modern-http-sse.jsonl"), *more])
+
+
+def test_without_the_otel_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = endpoint.importlib.util.find_spec
+
+    def hidden(name: str, package: str | None = None) -> object:
+        return None if name.startswith("opentelemetry") else real(name, package)
+
+    monkeypatch.setattr(endpoint.importlib.util, "find_spec", hidden)
+    code = main(["export", str(CAPTURES / "modern-stdio.jsonl"), "--format", "otlp-json"])
+    assert code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["mcpeek: OTLP export needs the otel extra: pip install 'mcpeek[otel]'"]
