@@ -4,6 +4,7 @@ traffic can, identical captures, a capture against itself, drift and rug pulls."
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,10 @@ def test_a_rug_pull_against_itself(tmp_path: Path, capsys: pytest.CaptureFixture
     report = json.loads(diff(capsys, capture, capture, "--format", "json")[1])
     (drift,) = report["drift_a"]
     assert drift["rug_pull"] is True and drift["announced"] is False
+    # the same file under another name: still one warning, not two
+    other_name = Path(os.path.relpath(capture))
+    assert str(other_name) != str(capture)
+    assert diff(capsys, capture, other_name)[1].count("RUG PULL") == 1
 
 
 def test_announced_drift_is_no_rug_pull(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
