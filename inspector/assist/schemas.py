@@ -1,0 +1,131 @@
+"""The output schemas of the MCP server's tools, as TypedDicts the SDK publishes.
+
+A tool's return annotation is its ``outputSchema``: a client (and a model)
+knows the shape of every answer before calling. The shapes of flows and
+violations are those of ``mcpeek show --format json`` and ``mcpeek lint
+--format json`` (docs/assistants.md).
+"""
+
+from typing import Any
+
+# typing_extensions (a dependency of the SDK): pydantic needs its TypedDict below 3.12.
+from typing_extensions import TypedDict
+
+
+class Severities(TypedDict):
+    error: int
+    warning: int
+    info: int
+
+
+class CaptureSummary(TypedDict, total=False):
+    name: str
+    path: str
+    target: Any
+    transport: str | None
+    era: str | None
+    created: str | None
+    start: str | None
+    duration_s: float | None
+    messages: int
+    flows: int
+    violations: Severities
+    live: bool
+    problems: list[str]
+    error: str  # only when the capture cannot be read
+
+
+class CaptureList(TypedDict):
+    captures: list[CaptureSummary]
+
+
+class FlowRow(TypedDict):
+    """A line of ``show --format json``, plus ``violations`` (a count) and ``worst``."""
+
+    flow: int
+    method: str | None
+    name: str | None
+    ids: list[Any]
+    status: str
+    latency_ms: float | None
+    msgs: list[int]
+    chain: list[Any]
+    era: str | None
+    conversation: str
+    progress: int
+    late: bool
+    violations: int
+    worst: str | None
+
+
+class FlowPage(TypedDict):
+    capture: str
+    filter: str
+    total: int
+    matched: int
+    offset: int
+    flows: list[FlowRow]
+    more: bool
+
+
+class LintViolation(TypedDict):
+    """A line of ``lint --format json``."""
+
+    file: str
+    rule: str
+    severity: str
+    message: str
+    msgs: list[int]
+    spec: str
+
+
+class ExplainedViolation(LintViolation):
+    explanation: str
+
+
+class MessageDetail(TypedDict, total=False):
+    seq: int
+    dir: str
+    t: float
+    time: str | None
+    kind: str
+    method: str | None
+    id: Any
+    bytes: int
+    raw: str
+    cut: bool
+    note: str
+    http: dict[str, Any]
+
+
+class FlowDetail(TypedDict):
+    capture: str
+    flow: FlowRow
+    messages: list[MessageDetail]
+    violations: list[ExplainedViolation]
+
+
+class LintResult(TypedDict):
+    capture: str
+    violations: list[LintViolation]
+    problems: list[str]
+
+
+class RuleExplanation(TypedDict, total=False):
+    id: str
+    known: bool
+    severity: str
+    era: str
+    summary: str
+    explanation: str
+    spec: str
+
+
+class ReplayOutcome(TypedDict):
+    """The server replayed to, and ``mcpeek replay --format json``'s line for the flow."""
+
+    capture: str
+    server: Any
+    transport: str
+    report: dict[str, Any]
+    notes: list[str]

@@ -1,0 +1,58 @@
+"""Running the captures' MCP server: on stdio, or on Streamable HTTP on a loopback port.
+
+On stdio, mcpeek's stdin and stdout are the protocol pipe (as in ``mcpeek
+stdio``): nothing else is printed there. On HTTP the SDK's app is served by
+uvicorn on a loopback address only, with the SDK's DNS-rebinding protection
+(Host and Origin must be loopback ones); once it accepts connections one
+line goes to stderr: ``mcpeek: mcp server on http://HOST:PORT/mcp``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from .server import AssistServer
+
+PATH = "/mcp"
+GRACE = 2  # seconds open streams get to end when the server is stopped
+
+
+def serve_stdio(server: AssistServer) -> None:
+    server.run("stdio")
+
+
+def serve_http(server: AssistServer, host: str, port: int) -> None:
+    asyncio.run(_serve_http(server, host, port))
+
+
+async def _serve_http(server: AssistServer, host: str, port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=GRACE,
+    )
+    web = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not web.started:  # the lifespan is up and the sockets listen
+            if web.should_exit:
+                return
+            await asyncio.sleep(0.02)
+        bound = next(s.getsockname() for srv in web.servers for s in srv.sockets)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"mcpeek: mcp server on http://{shown}:{bound[1]}{PATH}", file=sys.stderr, flush=True)
+
+    watcher = asyncio.create_task(announce())
+    try:
+        await web.serve()
+    finally:
+        watcher.cancel()
+    if not web.started:
+        raise OSError(f"cannot listen on {host}:{port}")

@@ -1,0 +1,191 @@
+"""``mcpeek mcp``: the captures, offered to an assistant as an MCP server (official SDK).
+
+Tools (each with an input and an output schema, answering structured
+results): ``list_captures``, ``list_flows``, ``get_flow``, ``lint``,
+``explain_rule`` and ``replay_flow``. Resources: ``mcpeek://captures`` (the
+list), one ``mcpeek://captures/{name}`` per capture, and that template.
+Prompt: ``why_did_this_call_fail``. The SDK speaks both protocol eras, on
+stdio and on Streamable HTTP.
+
+Bad arguments are tool errors (``isError`` results with one line saying
+what was wrong), a resource that does not exist a protocol error: never a
+crash of the server.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import Resource
+from pydantic import Field
+
+from mcpeek.inspector import __version__
+
+from .desk import AssistError, Desk
+from .prompt import why_prompt
+from .rerun import Rerunner
+from .schemas import (
+    CaptureList,
+    FlowDetail,
+    FlowPage,
+    LintResult,
+    ReplayOutcome,
+    RuleExplanation,
+)
+
+CaptureArg = Annotated[
+    str, Field(description="a capture's name as list_captures gives it, or a path to one")
+]
+FlowArg = Annotated[int, Field(description="a flow's number, as list_flows and show number them")]
+T = TypeVar("T")
+INSTRUCTIONS = (
+    "mcpeek recorded MCP traffic between clients and servers. list_captures shows the "
+    "recordings; list_flows and get_flow show the calls (one flow is one logical call); "
+    "lint and explain_rule say where the traffic breaks the MCP spec, and why."
+)
+
+
+def answered(call: Callable[[], T]) -> T:
+    """``call()``, with a wrong argument turned into an MCP tool error."""
+    try:
+        return call()
+    except AssistError as exc:
+        raise ToolError(str(exc)) from None
+
+
+class AssistServer(MCPServer[Any]):
+    """The SDK's server, listing one resource per capture on the shelf."""
+
+    def __init__(self, desk: Desk, rerunner: Rerunner) -> None:
+        super().__init__(
+            name="mcpeek",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+        )
+        self.desk = desk
+        self.rerunner = rerunner
+
+    async def list_resources(self) -> list[Resource]:
+        listed = await super().list_resources()
+        for path in self.desk.shelf.paths():
+            listed.append(
+                Resource(
+                    uri=f"mcpeek://captures/{path.name}",
+                    name=path.name,
+                    description=f"the capture {path.name}: its summary and its flows",
+                    mime_type="application/json",
+                )
+            )
+        return listed
+
+
+def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
+    server = AssistServer(desk, rerunner)
+
+    @server.tool(structured_output=True)
+    def list_captures() -> CaptureList:
+        """The captures, newest first: target, transport, era, start, duration, messages,
+        flows, violations by severity, and whether a proxy is still writing it (live)."""
+        return answered(desk.list_captures)  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    def list_flows(
+        capture: CaptureArg,
+        filter: Annotated[
+            str,
+            Field(
+                description="the viewer's filter language, e.g. '~m tools/call & ~v error', "
+                "'~s error|unanswered', '~t >1s', or a bare word (empty: every flow)"
+            ),
+        ] = "",
+        limit: Annotated[int, Field(description="flows per answer (1 to 1000)")] = 50,
+        offset: Annotated[int, Field(description="flows to skip (for the next page)")] = 0,
+    ) -> FlowPage:
+        """The flows of a capture, one object each as `mcpeek show --format json` prints
+        them, plus each flow's violation count and worst severity."""
+        return answered(lambda: desk.list_flows(capture, filter, limit, offset))  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    def get_flow(capture: CaptureArg, flow: FlowArg) -> FlowDetail:
+        """One flow: every message (direction, time, raw JSON; long bodies cut, with a
+        note and their byte count) and its violations (rule id, severity, explanation,
+        spec URL). What the capture redacted stays redacted."""
+        return answered(lambda: desk.get_flow(capture, flow))  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    def lint(
+        capture: CaptureArg,
+        min_severity: Annotated[
+            Literal["error", "warning", "info"],
+            Field(description="report violations at or above this level"),
+        ] = "info",
+    ) -> LintResult:
+        """Check a capture against the MCP spec's rules, as `mcpeek lint --format json`."""
+        return answered(lambda: desk.lint(capture, min_severity))  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    def explain_rule(
+        rule_id: Annotated[str, Field(description="a rule id, e.g. jsonrpc.id-type")],
+    ) -> RuleExplanation:
+        """What a rule checks, its severity and era, and the spec section it enforces."""
+        return answered(lambda: desk.explain_rule(rule_id))  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    async def replay_flow(
+        capture: CaptureArg,
+        flow: FlowArg,
+        command: Annotated[
+            list[str] | None,
+            Field(description="a stdio server's command line (default: the recorded one)"),
+        ] = None,
+        url: Annotated[
+            str | None,
+            Field(description="an HTTP server's endpoint (default: the recorded one)"),
+        ] = None,
+    ) -> ReplayOutcome:
+        """Send one recorded flow's request again to a live server and compare the
+        answers. Only a command or URL the capture recorded is run, unless the user
+        started `mcpeek mcp --allow-run`."""
+        try:
+            name, found = desk.open(capture)
+            desk.item(found, flow)
+            return await rerunner.replay(name, found, flow, command, url)  # type: ignore[return-value]
+        except AssistError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.resource("mcpeek://captures", name="captures", mime_type="application/json")
+    def captures_resource() -> str:
+        """Every capture, newest first (what list_captures answers)."""
+        return json.dumps(desk.list_captures(), ensure_ascii=False)
+
+    @server.resource("mcpeek://captures/{name}", name="capture", mime_type="application/json")
+    def capture_resource(name: str) -> str:
+        """One capture: its summary and every flow, as list_flows gives them."""
+        try:
+            listed, found = desk.open(name)
+        except AssistError as exc:
+            raise ResourceNotFoundError(str(exc)) from None
+        from .shapes import capture_summary, flow_row
+
+        summary = capture_summary(listed, found)
+        summary["flows_detail"] = [flow_row(item) for item in found.model.items]
+        return json.dumps(summary, ensure_ascii=False)
+
+    @server.prompt(name="why_did_this_call_fail")
+    def why_did_this_call_fail(capture: str, flow: str) -> str:
+        """Why did this call fail? Gathers a flow, its violations and the spec they cite."""
+        try:
+            number = int(flow)
+        except ValueError:
+            raise ValueError(f"flow must be a flow's number, not {flow!r}") from None
+        try:
+            return why_prompt(desk.get_flow(capture, number))
+        except AssistError as exc:
+            raise ValueError(str(exc)) from None
+
+    return server
