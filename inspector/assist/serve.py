@@ -10,6 +10,7 @@ line goes to stderr: ``mcpeek: mcp server on http://HOST:PORT/mcp``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 
 from .server import AssistServer
@@ -23,7 +24,10 @@ def serve_stdio(server: AssistServer) -> None:
 
 
 def serve_http(server: AssistServer, host: str, port: int) -> None:
-    asyncio.run(_serve_http(server, host, port))
+    """Serve until Ctrl-C (or SIGTERM), which is how this server is meant to stop."""
+    # uvicorn shuts down gracefully on the signal, then raises it again for us.
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_serve_http(server, host, port))
 
 
 async def _serve_http(server: AssistServer, host: str, port: int) -> None:

@@ -114,7 +114,7 @@ def message_detail(entry: Entry, exchanges: dict[str, list[Http]]) -> dict[str, 
         "time": iso(entry.t),
         "kind": entry.kind,
         "method": entry.method,
-        "id": entry.id,
+        "id": None if entry.id is msgspec.UNSET else entry.id,  # a notification has none
         "bytes": len(data),
         "raw": shown.decode("utf-8", "replace"),
         "cut": len(data) > BODY_LIMIT,

@@ -1,0 +1,269 @@
+"""``mcpeek mcp``: the official SDK's client calls every tool, on stdio and HTTP, both eras.
+
+The answers must be what ``show --format json`` and ``lint --format json``
+print for the same captures (the bundled ones, one with a redacted
+credential, and one a proxy is still writing); wrong arguments must be MCP
+errors after which the server still answers; ``replay_flow`` must run only
+the server a capture recorded unless ``--allow-run``; and the server's own
+traffic, recorded through ``mcpeek stdio``, must lint clean.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from mcpeek import inspector
+from mcpeek.inspector.testing.records import RecordBuilder
+from tests.conftest import mcpeek_argv, peer_argv
+from tests.e2e.assist_client import (
+    TOOLS,
+    cli_json,
+    connected,
+    matches_the_cli,
+    refused,
+    structured,
+)
+
+pytestmark = pytest.mark.e2e
+
+CAPTURES = Path(__file__).parents[2] / "captures"
+BUNDLED = sorted(CAPTURES.glob("*.jsonl"))
+BAD_BY_SCHEMA = 3  # wrong calls of every_tool() that its input schemas already refuse
+SECRET = "Bearer sk-live-never-shown-0123456789abcdef"
+
+
+def redacted_capture(tmp_path: Path) -> Path:
+    """An HTTP capture whose request carried a credential, recorded (so redacted)."""
+    b = RecordBuilder("http", modern=True)
+    b.http("x1", "request", method="POST", path="/mcp", headers=[("authorization", SECRET)])
+    b.http("x1", "response", status=200, headers=[("content-type", "application/json")])
+    b.request("tools/list", {}, id=1).ch = "x1"
+    b.result(1, {"tools": []}).ch = "x1"
+    b.http("x1", "end")
+    path = b.save(tmp_path / "secret.jsonl")
+    assert SECRET not in path.read_text()
+    return path
+
+
+def mcp_argv(tmp_path: Path, *extra: str) -> list[str]:
+    files = [*BUNDLED, redacted_capture(tmp_path)]
+    home = tmp_path / "home"
+    return mcpeek_argv(
+        "mcp", "--home", str(home), *[a for f in files for a in ("--capture", str(f))], *extra
+    )
+
+
+async def every_tool(client: Client) -> None:
+    """What an assistant does: every tool, resource and the prompt, and wrong arguments."""
+    assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+    for tool in (await client.list_tools()).tools:
+        assert tool.input_schema["type"] == "object" and tool.output_schema is not None
+    listed = (await structured(client, "list_captures"))["captures"]
+    assert {c["name"] for c in listed} == {p.name for p in BUNDLED} | {"secret.jsonl"}
+    assert not any(c["live"] for c in listed)
+    for path in BUNDLED:
+        await matches_the_cli(client, path)
+    flagged = await structured(client, "list_flows", capture="violations.jsonl", filter="~v")
+    assert flagged["flows"] and all(r["violations"] for r in flagged["flows"])
+
+    secret = await structured(client, "get_flow", capture="secret.jsonl", flow=1)
+    headers = dict(secret["messages"][0]["http"]["request_headers"])
+    assert headers["authorization"].startswith("<redacted")
+    assert "sk-live" not in json.dumps(secret)
+
+    assert "--allow-run" in await refused(
+        client, "replay_flow", capture="violations.jsonl", flow=1, command=["sh", "-c", "id"]
+    )
+    for tool, arguments, words in [
+        ("list_flows", {"capture": "nope.jsonl"}, "no capture"),
+        ("list_flows", {"capture": "violations.jsonl", "filter": "~x"}, "unknown operator"),
+        ("get_flow", {"capture": "violations.jsonl", "flow": 999}, "no flow 999"),
+        ("get_flow", {"capture": "violations.jsonl", "flow": "two"}, "flow"),
+        ("get_flow", {"capture": "violations.jsonl"}, "flow"),
+        ("lint", {"capture": "violations.jsonl", "min_severity": "fatal"}, "min_severity"),
+        ("explain_rule", {"rule_id": "no.such-rule"}, "no rule"),
+        ("no_such_tool", {}, "no_such_tool"),
+    ]:
+        assert words in await refused(client, tool, **arguments), (tool, arguments)
+    # ... and the server still answers
+    assert (await structured(client, "explain_rule", rule_id=listed_rule()))["known"] is True
+
+    resources = {str(r.uri) for r in (await client.list_resources()).resources}
+    assert {"mcpeek://captures", "mcpeek://captures/violations.jsonl"} <= resources
+    templates = (await client.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == ["mcpeek://captures/{name}"]
+    read = await client.read_resource("mcpeek://captures/violations.jsonl")
+    body = json.loads(read.contents[0].text)  # type: ignore[union-attr]
+    assert body["name"] == "violations.jsonl" and body["violations"]["error"] >= 1
+    flow = flagged["flows"][0]
+    prompt = await client.get_prompt(
+        "why_did_this_call_fail", {"capture": "violations.jsonl", "flow": str(flow["flow"])}
+    )
+    text = prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert "Why did this MCP call fail?" in text
+    assert re.search(r"https://modelcontextprotocol\.io/specification/\S+", text)
+
+
+def listed_rule() -> str:
+    return cli_json("rules", "--format", "json")[0]["id"]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_every_tool_over_stdio_and_its_own_traffic_lints_clean(era: str, tmp_path: Path) -> None:
+    own = tmp_path / "own.jsonl"
+    server = mcpeek_argv("stdio", "-w", str(own), "--", *mcp_argv(tmp_path))
+
+    async def session() -> None:
+        async with connected(server, era) as client:
+            await every_tool(client)
+
+    anyio.run(session)
+    recorded = inspector.load(own)
+    assert [c.era for c in recorded.conversations] == [era]
+    assert len(recorded.flows) > 40
+    found = cli_json("lint", "--format", "json", str(own))
+    # The only findings are the client's three calls with arguments outside the tools'
+    # input schemas, sent on purpose above (and answered with errors): none is the server's.
+    blamed = [v for v in found if v["rule"] != "tools.input-schema"]
+    assert blamed == [], "\n".join(f"{v['rule']}: {v['message']}" for v in blamed)
+    assert [v["severity"] for v in found] == ["info"] * BAD_BY_SCHEMA
+
+
+@contextmanager
+def serving_http(argv: list[str]) -> Iterator[str]:
+    """``mcpeek mcp --http`` running; yields the URL its ready line names."""
+    process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    try:
+        line = process.stderr.readline()
+        found = re.fullmatch(r"mcpeek: mcp server on (http://127\.0\.0\.1:\d+/mcp)\n", line)
+        assert found, line
+        yield found.group(1)
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+        assert "Traceback" not in process.stderr.read()
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_every_tool_over_streamable_http(era: str, tmp_path: Path) -> None:
+    with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0")) as url:
+
+        async def session() -> None:
+            async with connected(url, era) as client:
+                await every_tool(client)
+
+        anyio.run(session)
+
+
+def test_http_listens_on_loopback_only(tmp_path: Path) -> None:
+    done = subprocess.run(
+        mcpeek_argv("mcp", "--http", "0.0.0.0:0"), capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "mcpeek: --http 0.0.0.0:0: mcpeek mcp listens on loopback only"
+    done = subprocess.run(
+        mcpeek_argv("mcp", "--capture", str(tmp_path / "none.jsonl")),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2 and done.stderr.startswith("mcpeek: --capture")
+    assert "Traceback" not in done.stderr
+
+
+@asynccontextmanager
+async def assistant(tmp_path: Path, transport: str, era: str, *extra: str) -> AsyncIterator[Client]:
+    """A client of ``mcpeek mcp ARGS`` over ``transport`` (stdio, or HTTP on a loopback port)."""
+    if transport == "stdio":
+        async with connected(mcp_argv(tmp_path, *extra), era) as client:
+            yield client
+        return
+    with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0", *extra)) as url:
+        async with connected(url, era) as client:
+            yield client
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_capture_being_written(transport: str, tmp_path: Path) -> None:
+    live = tmp_path / "live.jsonl"
+    proxied = mcpeek_argv("stdio", "-w", str(live), "--", *peer_argv("sdk_server.py"))
+
+    async def session() -> None:
+        async with connected(proxied, "modern") as recorded:
+            await recorded.call_tool("add", {"a": 2, "b": 3})
+            await recorded.call_tool("get_weather", {"city": "Paris"})
+            async with assistant(tmp_path, transport, "legacy", "--capture", str(live)) as client:
+                listed = (await structured(client, "list_captures"))["captures"]
+                (entry,) = [c for c in listed if c["name"] == "live.jsonl"]
+                assert entry["live"] is True and entry["era"] == "modern"
+                before = await matches_the_cli(client, live)  # what show/lint say right now
+                names = [r["name"] for r in before["flows"] if r["method"] == "tools/call"]
+                assert names == ["add", "get_weather"]
+                steps: list[float] = []
+
+                async def on_progress(done: float, total: float | None, text: str | None) -> None:
+                    steps.append(done)
+
+                await recorded.call_tool("count", {"n": 2}, progress_callback=on_progress)
+                assert len(steps) == 2
+                after = await matches_the_cli(client, live)
+                assert after["total"] > before["total"]
+                grown = [r for r in after["flows"] if r["name"] == "count"]
+                assert len(grown) == 1 and grown[0]["progress"] == 2
+        # the proxy is gone: the capture is no longer live
+        async with assistant(tmp_path, "stdio", "modern", "--capture", str(live)) as client:
+            listed = (await structured(client, "list_captures"))["captures"]
+            assert next(c for c in listed if c["name"] == "live.jsonl")["live"] is False
+
+    anyio.run(session)
+
+
+def test_replay_flow_runs_only_the_recorded_server(tmp_path: Path) -> None:
+    recording = tmp_path / "recorded.jsonl"
+    proxied = mcpeek_argv("stdio", "-w", str(recording), "--", *peer_argv("sdk_server.py"))
+    done = subprocess.run(
+        peer_argv("sdk_client.py", "--era", "legacy", "--", *proxied),
+        capture_output=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    flows = inspector.load(recording).flows
+    weather = next(f.number for f in flows if f.name == "get_weather")
+    changed = peer_argv("sdk_server_changed.py")  # answers "Rainy in ..." instead of "Sunny"
+
+    async def session() -> None:
+        capture = str(recording)
+        async with assistant(tmp_path, "stdio", "modern", "--capture", capture) as client:
+            same = await structured(client, "replay_flow", capture=capture, flow=weather)
+            assert same["server"] == peer_argv("sdk_server.py") and same["transport"] == "stdio"
+            assert same["report"]["flow"] == weather and same["report"]["same"] is True
+            refusal = await refused(
+                client, "replay_flow", capture=capture, flow=weather, command=changed
+            )
+            assert "--allow-run" in refusal
+            opening = next(f.number for f in flows if f.method == "notifications/initialized")
+            assert "not a request the client sent" in await refused(
+                client, "replay_flow", capture=capture, flow=opening
+            )
+        async with assistant(
+            tmp_path, "stdio", "legacy", "--allow-run", "--capture", capture
+        ) as client:
+            differs = await structured(
+                client, "replay_flow", capture=capture, flow=weather, command=changed
+            )
+            assert differs["report"]["same"] is False
+            paths = {d["path"] for d in differs["report"]["differences"]}
+            assert "/result/content/0/text" in paths
+
+    anyio.run(session)
