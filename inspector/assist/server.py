@@ -20,7 +20,9 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
 from mcp_types import Resource
+from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import Field
 
 from mcpeek.inspector import __version__
@@ -179,13 +181,14 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
     @server.prompt(name="why_did_this_call_fail")
     def why_did_this_call_fail(capture: str, flow: str) -> str:
         """Why did this call fail? Gathers a flow, its violations and the spec they cite."""
+        # An MCPError is the SDK's anticipated failure: the client gets it, the log no trace.
         try:
             number = int(flow)
         except ValueError:
-            raise ValueError(f"flow must be a flow's number, not {flow!r}") from None
+            raise MCPError(INVALID_PARAMS, f"flow must be a flow's number, not {flow!r}") from None
         try:
             return why_prompt(desk.get_flow(capture, number))
         except AssistError as exc:
-            raise ValueError(str(exc)) from None
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
 
     return server

@@ -11,7 +11,8 @@ viewer's re-check does. A capture still being written is read as ``lint`` and
 
 :class:`Studies` keeps the last few, keyed by the file's size and time of
 change, so that a client paging through one capture does not read it again
-each call, while a live capture that grows is read afresh.
+each call, while a live capture that grows (or that its proxy lets go of) is read
+afresh.
 """
 
 from __future__ import annotations
@@ -84,9 +85,11 @@ class Studies:
         stamp = (info.st_size, info.st_mtime_ns)
         with self._lock:
             held = self._read.get(path)
-            if held is not None and held[0] == stamp and not held[1].live:
+        # Unchanged, and as live as it was (an HTTP proxy lets go without writing more).
+        if held is not None and held[0] == stamp and held[1].live == being_written(path):
+            with self._lock:
                 self._read.move_to_end(path)
-                return held[1]
+            return held[1]
         fresh = study(path)
         with self._lock:
             self._read[path] = (stamp, fresh)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -21,6 +22,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from mcpeek import inspector
 from mcpeek.inspector.testing.records import RecordBuilder
@@ -112,6 +114,17 @@ async def every_tool(client: Client) -> None:
     text = prompt.messages[0].content.text  # type: ignore[union-attr]
     assert "Why did this MCP call fail?" in text
     assert re.search(r"https://modelcontextprotocol\.io/specification/\S+", text)
+    for uri, arguments in [
+        ("mcpeek://captures/nope.jsonl", None),
+        (None, {"capture": "violations.jsonl", "flow": "two"}),
+        (None, {"capture": "nope.jsonl", "flow": "1"}),
+    ]:
+        with pytest.raises(MCPError):
+            if uri is not None:
+                await client.read_resource(uri)
+            else:
+                await client.get_prompt("why_did_this_call_fail", arguments)
+    assert (await structured(client, "list_captures"))["captures"]  # still there
 
 
 def listed_rule() -> str:
@@ -180,6 +193,19 @@ def test_http_listens_on_loopback_only(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and done.stderr.startswith("mcpeek: --capture")
     assert "Traceback" not in done.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            mcpeek_argv("mcp", "--http", f"127.0.0.1:{port}"),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"mcpeek: --http 127.0.0.1:{port}: cannot listen: ")
+    assert len(done.stderr.splitlines()) == 1
 
 
 @asynccontextmanager

@@ -67,7 +67,7 @@ class McpCommand(Command):
         try:
             from mcpeek.inspector.assist.desk import Desk
             from mcpeek.inspector.assist.rerun import Rerunner
-            from mcpeek.inspector.assist.serve import serve_http, serve_stdio
+            from mcpeek.inspector.assist.serve import listen_socket, serve_http, serve_stdio
             from mcpeek.inspector.assist.server import build_server
             from mcpeek.inspector.assist.shelf import Shelf
         except ImportError as exc:
@@ -82,7 +82,8 @@ class McpCommand(Command):
             serve_stdio(server)
             return 0
         try:
-            serve_http(server, *listen)
+            sock = listen_socket(*listen)
         except OSError as exc:
-            raise UsageError(f"--http {args.http}: {exc.strerror or exc}") from None
+            raise UsageError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
+        serve_http(server, sock)
         return 0
