@@ -119,7 +119,7 @@ class Replayer:
         self.timeout = timeout
         self.on_note = on_note or (lambda _text: None)
         self.ids = IdAllocator()
-        self.flows = {f.number: LiveFlow(f) for f in plan.flows}
+        self.flows = {f.number: LiveFlow(f) for f in [*plan.support, *plan.flows]}
         self.answered = 0  # live responses received
         self.closed_reason: str | None = None
         self._pending: dict[int, tuple[LiveFlow, LiveAttempt, asyncio.Future[None]]] = {}

@@ -95,6 +95,9 @@ class ReplayPlan:
     era: str | None
     transport: str
     notes: list[str] = field(default_factory=list)
+    # Flows sent again for what they set up (the handshake before selected flows,
+    # replay_select.py) but not compared: their live answers are not reported.
+    support: list[Flow] = field(default_factory=list)
 
     def recorded_request(self, method: str | None, params: Any) -> RecordedServerRequest | None:
         """The recorded server request a live one stands for: the same method and params
@@ -239,7 +242,7 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
                 issued_session=_header(response.headers if response else None, "mcp-session-id"),
             )
         )
-    _decide_waits(steps)
+    decide_waits(steps)
     compared = [
         f
         for f in flows
@@ -253,7 +256,7 @@ def _sent(steps: Sequence[Step]) -> set[int]:
     return {s.seq for s in steps if isinstance(s, ClientStep)}
 
 
-def _decide_waits(steps: list[Step]) -> None:
+def decide_waits(steps: list[Step]) -> None:
     """A request waits when its recorded answer came before the client's next step."""
     for position, step in enumerate(steps):
         if not isinstance(step, ClientStep) or step.kind != "request":

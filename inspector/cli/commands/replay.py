@@ -12,6 +12,10 @@ recorded one, ignoring the id, volatile ``_meta`` members (timestamps in
 response message, e.g. ``/result/content/0/text``); the spec rules check the
 live traffic too.
 
+``--flow N`` (repeatable) and ``--filter EXPR`` (the viewer's filter
+language) re-send only the flows selected, numbered as ``mcpeek show`` and
+the viewer number them, after the handshake their conversation made.
+
 Exit code: 0 when every flow matched and the server broke no rule (at
 error severity), 1 when anything differs or it did, 2 on a usage error, an
 unreadable capture, or a server that cannot be started or reached.
@@ -20,7 +24,6 @@ unreadable capture, or a server that cannot be started or reached.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
 import os
 import sys
@@ -31,8 +34,10 @@ from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 from mcpeek.inspector.cli.urls import check_http_url
 
 if TYPE_CHECKING:
-    from mcpeek.inspector.replay.replay import LiveFlow
+    from mcpeek.inspector.loaded import Capture
+    from mcpeek.inspector.records import Violation
     from mcpeek.inspector.replay.replay_plan import ReplayPlan
+    from mcpeek.inspector.replay.replay_report import FlowReport
     from mcpeek.rules.engine import Reported
 
 DEFAULT_TIMEOUT = 10.0
@@ -100,12 +105,66 @@ class ReplayCommand(Command):
         plan = build_plan(capture.records, capture.flows, capture.header.transport)
         if not plan.flows:
             raise UsageError(f"{args.file}: the capture has no client request to replay")
+        if args.flow or args.filter is not None:
+            plan = _selected(args, plan, capture)
         recorded = recorded_origin(capture.header.transport, capture.header.target)
         return _Session(args, plan, ignore, headers, command, recorded).run()
 
 
+def _selected(args: argparse.Namespace, plan: ReplayPlan, capture: Capture) -> ReplayPlan:
+    """The plan cut down to the ``--flow`` numbers and the ``--filter`` matches."""
+    from mcpeek.inspector.filters import FilterError, compile_filter
+    from mcpeek.inspector.replay.replay_select import (
+        SelectionError,
+        matching_flows,
+        replayable,
+        select_flows,
+    )
+
+    numbers = set(args.flow)
+    if args.filter is not None:
+        try:
+            flt = compile_filter(args.filter)
+        except FilterError as exc:
+            raise UsageError(f"--filter: {exc}") from None
+        matched = matching_flows(capture.flows, flt, _findings(args.file))
+        # a filter picks among what can be re-sent (a notification it matches is not)
+        numbers |= {n for n in matched if n in replayable(plan)}
+        if not numbers:
+            raise UsageError(f"--filter {args.filter!r} matches no client request of {args.file}")
+    try:
+        return select_flows(plan, numbers, capture.flows)
+    except SelectionError as exc:
+        raise UsageError(f"--flow: {exc}") from None
+
+
+def _findings(path: Path) -> list[Violation]:
+    """What ``lint`` finds in the capture (as the viewer re-checks it), for ``~v`` and ``~r``."""
+    from mcpeek.inspector.analysis import Analyzer
+    from mcpeek.inspector.capture.reader import CaptureReader
+    from mcpeek.inspector.capture.run import run_capture
+    from mcpeek.rules.engine import RuleEngine
+
+    found: list[Reported] = []
+    run_capture(CaptureReader(path), Analyzer([RuleEngine(found.append)]))
+    return [reported.record() for reported in found]
+
+
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="a Streamable HTTP server to replay to")
+    parser.add_argument(
+        "--flow",
+        action="append",
+        type=int,
+        default=[],
+        metavar="N",
+        help="re-send only flow N (numbered as mcpeek show and the viewer do; repeatable)",
+    )
+    parser.add_argument(
+        "--filter",
+        metavar="EXPR",
+        help="re-send only the client requests this filter matches (the viewer's language)",
+    )
     parser.add_argument(
         "--ignore",
         action="append",
@@ -154,15 +213,6 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _went_away(transport: object, reason: str, when: str = "") -> str:
-    """How the live server went away mid-replay (a stdio server: how it exited)."""
-    from mcpeek.inspector.replay.replay_stdio import StdioTransport
-
-    if isinstance(transport, StdioTransport):
-        return transport.describe_exit(when)
-    return f"{reason}{when}"
-
-
 def _header(text: str) -> tuple[str, str]:
     from mcpeek.inspector.replay.replay_http import header_problem
 
@@ -194,82 +244,60 @@ class _Session:
         self.ignore = ignore
         self.headers = headers
         self.command = command
-        self.notes: list[str] = list(plan.notes)
 
     def run(self) -> int:
         from mcpeek.inspector.cli.recording import open_capture
-        from mcpeek.inspector.replay.credentials import CredentialPolicy
-        from mcpeek.inspector.replay.replay import Replayer, ReplayError
-        from mcpeek.inspector.replay.replay_http import HttpTransport
-        from mcpeek.inspector.replay.replay_stdio import StdioTransport
-        from mcpeek.inspector.replay.tape import Tape
+        from mcpeek.inspector.replay.replay import ReplayError
+        from mcpeek.inspector.replay.rerun import ReplayTarget, run_plan
         from mcpeek.rules.engine import RuleEngine
 
         args = self.args
-        transport_name = "http" if args.url else "stdio"
-        target: list[str] | str = args.url or self.command
+        target = ReplayTarget(
+            command=self.command or None,
+            url=args.url,
+            headers=self.headers,
+            send_credentials=args.send_credentials,
+        )
         refuse_overwriting(args.write, args.file)
         writer = None
         if args.write is not None:
             writer = open_capture(
-                args.write, force=args.force, transport=transport_name, target=target
+                args.write, force=args.force, transport=target.transport, target=target.name
             )
         found: list[Reported] = []
         listeners = [] if args.no_check else [RuleEngine(found.append)]
-        tape = Tape(transport_name, target, writer=writer, listeners=listeners)
-        transport: HttpTransport | StdioTransport
-        if args.url:
-            transport = HttpTransport(
-                args.url,
-                tape.emit,
-                extra_headers=self.headers,
-                timeout=args.timeout,
-                on_note=self.notes.append,
-                credentials=CredentialPolicy(
-                    self.recorded_origin, args.url, send_anyway=args.send_credentials
-                ),
-            )
-        else:
-            transport = StdioTransport(self.command, tape.emit)
-        replayer = Replayer(self.plan, transport, timeout=args.timeout, on_note=self.notes.append)
         try:
-            live = asyncio.run(replayer.run())
+            outcome = run_plan(
+                self.plan,
+                target,
+                timeout=args.timeout,
+                ignore=self.ignore,
+                writer=writer,
+                listeners=listeners,
+                origin=self.recorded_origin,
+            )
         except ReplayError as exc:
-            if writer is not None and writer.record_count == 0:
-                writer.discard()  # the server never started: nothing worth a capture
             raise UsageError(str(exc)) from None
-        finally:
-            tape.close()
-            if tape.error is not None:
-                print(f"mcpeek: {tape.error}", file=sys.stderr)
-        closed: str | None = None
-        if replayer.closed_reason is not None:
-            reason = replayer.closed_reason
-            if replayer.answered == 0:
-                raise UsageError(_went_away(transport, reason, " before answering anything"))
-            closed = _went_away(transport, reason)
-            self.notes.append(f"{closed} during the replay")
-        violations = [v for v in found if v.msgs and tape.direction(v.msgs[-1]) == "s2c"]
-        return self._report(live, violations, closed)
+        if outcome.tape.error is not None:
+            print(f"mcpeek: {outcome.tape.error}", file=sys.stderr)
+        violations = [v for v in found if v.msgs and outcome.tape.direction(v.msgs[-1]) == "s2c"]
+        return self._report(outcome.reports, violations, outcome.notes)
 
     def _report(
-        self, live: list[LiveFlow], violations: list[Reported], closed: str | None = None
+        self, reports: list[FlowReport], violations: list[Reported], notes: list[str]
     ) -> int:
         import msgspec
 
-        from mcpeek.inspector.replay.replay_report import compare_flow, write_json, write_text
+        from mcpeek.inspector.replay.replay_report import write_json, write_text
         from mcpeek.rules.engine import flag_line
 
-        reports = [compare_flow(flow, self.ignore, self.args.timeout, closed) for flow in live]
         shown = [v for v in violations if v.severity in ("error", "warning")]
         try:
             if self.args.format == "json":
                 items = [msgspec.to_builtins(v) for v in shown]
-                write_json(reports, items, self.notes, sys.stdout)
+                write_json(reports, items, notes, sys.stdout)
             else:
-                write_text(
-                    reports, [f"mcpeek: {flag_line(v)}" for v in shown], self.notes, sys.stdout
-                )
+                write_text(reports, [f"mcpeek: {flag_line(v)}" for v in shown], notes, sys.stdout)
             sys.stdout.flush()
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
