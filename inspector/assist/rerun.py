@@ -6,80 +6,51 @@ recorded: the stdio server's command line, or the HTTP upstream's URL.
 Another command or URL needs the user to have started ``mcpeek mcp
 --allow-run``; the refusal says so.
 
-The replay is ``mcpeek replay``'s machinery (plan, replayer, comparison),
-with the plan cut down to the era's opening (``initialize`` and
-``notifications/initialized``, or ``server/discover``) and the steps of the
-one flow, every round of it: the server sees the same conversation opening,
-then that call.
+The replay itself is the core's
+:func:`~mcpeek.inspector.replay.rerun.replay_flows` (what ``mcpeek replay
+--flow N`` and the viewer's re-run use): the flow, every round of it, after
+the handshake its conversation made, compared with the recording.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcpeek import inspector
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.records import Header
-from mcpeek.inspector.replay.credentials import CredentialPolicy, recorded_origin
-from mcpeek.inspector.replay.replay import Replayer, ReplayError
-from mcpeek.inspector.replay.replay_http import HttpTransport
-from mcpeek.inspector.replay.replay_plan import ClientStep, ReplayPlan, Step, build_plan
-from mcpeek.inspector.replay.replay_report import compare_flow
-from mcpeek.inspector.replay.replay_stdio import StdioTransport
-from mcpeek.inspector.replay.tape import Tape
+from mcpeek.inspector.replay.replay import ReplayError
+from mcpeek.inspector.replay.replay_select import SelectionError
+from mcpeek.inspector.replay.rerun import ReplayTarget, replay_flows
 
 from .desk import AssistError
 from .study import Study
 
-#: The messages that open a conversation: sent before the flow, as they were recorded.
-OPENING = frozenset({"initialize", "notifications/initialized", "server/discover"})
 TIMEOUT = 30.0  # seconds a live answer is waited for
-
-
-def recorded_target(header: Header) -> tuple[str, list[str] | str]:
-    """The transport and the server (command line or URL) a capture recorded."""
-    return header.transport, header.target
 
 
 def guarded_target(
     header: Header, command: list[str] | None, url: str | None, *, allow_run: bool
-) -> tuple[str, list[str] | str]:
+) -> ReplayTarget:
     """Which server to replay to: the recorded one unless the call names another, which
     only ``--allow-run`` permits. Raises :class:`AssistError` with why not."""
     if command and url:
         raise AssistError("give a command or a url, not both")
-    transport, target = recorded_target(header)
+    recorded = (header.transport, header.target)
     if not command and not url:
-        if not target:
+        if not header.target:
             raise AssistError("the capture recorded no server to run: give a command or url")
-        return transport, target
-    wanted: list[str] | str = list(command) if command else str(url)
-    wanted_transport = "stdio" if command else "http"
-    if (wanted_transport, wanted) == (transport, target) or allow_run:
-        return wanted_transport, wanted
-    shown = " ".join(wanted) if isinstance(wanted, list) else wanted
-    raise AssistError(
-        f"refused to run {shown!r}: replay_flow only runs the server the capture recorded "
-        "unless the user started 'mcpeek mcp --allow-run'"
-    )
-
-
-def one_flow_plan(plan: ReplayPlan, number: int) -> ReplayPlan:
-    """``plan`` cut down to the conversation's opening and flow ``number``."""
-    steps: list[Step] = [
-        step
-        for step in plan.steps
-        if isinstance(step, ClientStep)
-        and (
-            (step.flow is not None and step.flow.number == number)
-            or (step.method in OPENING and (step.flow is None or step.flow.number < number))
-        )
-    ]
-    for step in steps:
-        assert isinstance(step, ClientStep)
-        step.wait = True  # one call alone: each answer is awaited before the next step
-    flows = [f for f in plan.flows if f.number == number]
-    return ReplayPlan(steps, flows, plan.server_requests, plan.era, plan.transport, plan.notes)
+        transport, target = recorded
+    else:
+        transport, target = ("stdio", list(command)) if command else ("http", str(url))
+        if (transport, target) != recorded and not allow_run:
+            shown = " ".join(target) if isinstance(target, list) else target
+            raise AssistError(
+                f"refused to run {shown!r}: replay_flow only runs the server the capture "
+                "recorded unless the user started 'mcpeek mcp --allow-run'"
+            )
+    if transport == "http" and isinstance(target, str):
+        return ReplayTarget(url=target)
+    return ReplayTarget(command=list(target))
 
 
 class Rerunner:
@@ -87,49 +58,25 @@ class Rerunner:
         self.allow_run = allow_run
         self.timeout = timeout
 
-    async def replay(
+    def replay(
         self, name: str, found: Study, number: int, command: list[str] | None, url: str | None
     ) -> dict[str, Any]:
+        """Replay flow ``number``; runs its own event loop (call it from a worker thread)."""
         header = found.model.header
         if header is None:
             raise AssistError(f"{name} has no header")
-        transport_name, target = guarded_target(header, command, url, allow_run=self.allow_run)
+        target = guarded_target(header, command, url, allow_run=self.allow_run)
         try:
-            capture = inspector.load(found.path)
+            outcome = replay_flows(found.path, [number], target, timeout=self.timeout)
+        except (ReplayError, SelectionError) as exc:
+            raise AssistError(str(exc)) from None
         except (CaptureError, OSError) as exc:
             raise AssistError(f"{name} cannot be read: {exc}") from None
-        plan = one_flow_plan(build_plan(capture.records, capture.flows, header.transport), number)
-        if not plan.flows:
-            raise AssistError(
-                f"flow {number} of {name} is not a request the client sent: only those replay"
-            )
-        notes: list[str] = list(plan.notes)
-        tape = Tape(transport_name, target)
-        transport: HttpTransport | StdioTransport
-        if isinstance(target, str):
-            transport = HttpTransport(
-                target,
-                tape.emit,
-                timeout=self.timeout,
-                on_note=notes.append,
-                credentials=CredentialPolicy(
-                    recorded_origin(header.transport, header.target), target, send_anyway=False
-                ),
-            )
-        else:
-            transport = StdioTransport(target, tape.emit)
-        replayer = Replayer(plan, transport, timeout=self.timeout, on_note=notes.append)
-        try:
-            live = await replayer.run()
-        except ReplayError as exc:
-            raise AssistError(str(exc)) from None
-        finally:
-            tape.close()
-        report = compare_flow(live[0], (), self.timeout, replayer.closed_reason)
+        (report,) = outcome.reports
         return {
             "capture": name,
-            "server": target,
-            "transport": transport_name,
+            "server": target.name,
+            "transport": target.transport,
             "report": report.to_json(),
-            "notes": notes,
+            "notes": outcome.notes,
         }

@@ -138,7 +138,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
         return answered(lambda: desk.explain_rule(rule_id))  # type: ignore[return-value]
 
     @server.tool(structured_output=True)
-    async def replay_flow(
+    def replay_flow(
         capture: CaptureArg,
         flow: FlowArg,
         command: Annotated[
@@ -153,12 +153,12 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
         """Send one recorded flow's request again to a live server and compare the
         answers. Only a command or URL the capture recorded is run, unless the user
         started `mcpeek mcp --allow-run`."""
-        try:
+
+        def run() -> dict[str, Any]:
             name, found = desk.open(capture)
-            desk.item(found, flow)
-            return await rerunner.replay(name, found, flow, command, url)  # type: ignore[return-value]
-        except AssistError as exc:
-            raise ToolError(str(exc)) from None
+            return rerunner.replay(name, found, flow, command, url)
+
+        return answered(run)  # type: ignore[return-value]
 
     @server.resource("mcpeek://captures", name="captures", mime_type="application/json")
     def captures_resource() -> str:

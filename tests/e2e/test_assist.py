@@ -279,7 +279,7 @@ def test_replay_flow_runs_only_the_recorded_server(tmp_path: Path) -> None:
             )
             assert "--allow-run" in refusal
             opening = next(f.number for f in flows if f.method == "notifications/initialized")
-            assert "not a request the client sent" in await refused(
+            assert "is not a client request" in await refused(
                 client, "replay_flow", capture=capture, flow=opening
             )
         async with assistant(
