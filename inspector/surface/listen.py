@@ -26,7 +26,7 @@ from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, 
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Header, Record
+from mcpeek.inspector.records import AnyRecord, Header
 from mcpeek.inspector.replay.canonical import canonical
 from mcpeek.inspector.surface.model import (
     KEY_FIELD,
@@ -175,7 +175,9 @@ class CaptureSurface:
         self.conversations = conversations
 
 
-def read_surfaces(path: Path, *, records: Callable[[Record], None] | None = None) -> CaptureSurface:
+def read_surfaces(
+    path: Path, *, records: Callable[[AnyRecord], None] | None = None
+) -> CaptureSurface:
     """Read a whole capture through the one loop (:func:`run_capture`) and return its
     surfaces. ``records`` sees every record too (``diff`` keeps them for the traffic).
     Raises :class:`~mcpeek.inspector.capture.reader.CaptureError` for a file that is
