@@ -8,7 +8,9 @@ handshake (``initialize``, ``server/discover``) by its method alone. A key
 sent N times in A and M times in B pairs its calls in order. The answers of a
 pair are compared as ``replay`` compares a live answer with the recorded one
 (:func:`~mcpeek.inspector.replay.diff.compare_responses`); a request of A with
-no partner in B (or the other way) is a flow only in one capture.
+no partner in B (or the other way) is a flow only in one capture. The answers
+to the handshake and to the list requests are the surface itself: the surface
+comparison reports them member by member, so they are not compared again here.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.diff import MISSING, compare_responses
 from mcpeek.inspector.replay.script import HANDSHAKES, Call, build_script
 from mcpeek.inspector.surface.compare import PathDifference, path_difference
+from mcpeek.inspector.surface.model import LIST_METHODS
+
+#: Requests whose answers are the surface itself: compared item by item there, not here.
+SURFACE_METHODS = HANDSHAKES | frozenset(LIST_METHODS)
 
 
 class Request(msgspec.Struct, omit_defaults=True):
@@ -89,6 +95,8 @@ def compare_traffic(
     for key, in_a in calls_a.items():
         in_b = calls_b.get(key, [])
         for call_a, call_b in zip(in_a, in_b, strict=False):
+            if call_a.method in SURFACE_METHODS:
+                continue  # the surface comparison says what differs, item by item
             answer_a, answer_b = _answer(call_a), _answer(call_b)
             if answer_a is MISSING or answer_b is MISSING:
                 # answered in one capture only: the whole answer is the difference

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from mcpeek.inspector.records import Msg
 from mcpeek.inspector.testing.records import RecordBuilder
 
 
@@ -39,7 +41,7 @@ def handshake(
         ),
         "serverInfo": {"name": "test-server", "version": server_version},
     }
-    b.result(_id(request), result)
+    b.result(id_of(request), result)
     b.notify("notifications/initialized", dir="c2s")
 
 
@@ -55,15 +57,14 @@ def list_tools(
     result: dict[str, Any] = {"tools": tools}
     if next_cursor:
         result["nextCursor"] = next_cursor
-    return b.result(_id(request), result).seq
+    return b.result(id_of(request), result).seq
 
 
 def call_tool(b: RecordBuilder, name: str, text: str, **arguments: Any) -> None:
     request = b.request("tools/call", {"name": name, "arguments": arguments})
-    b.result(_id(request), {"content": [{"type": "text", "text": text}]})
+    b.result(id_of(request), {"content": [{"type": "text", "text": text}]})
 
 
-def _id(record: Any) -> int:
-    import json
-
-    return int(json.loads(record.raw)["id"])
+def id_of(record: Msg) -> int:
+    """The JSON-RPC id of a request the builder wrote."""
+    return int(json.loads(record.raw or "{}")["id"])
