@@ -116,9 +116,13 @@ def compare_surfaces(
     out: list[SurfaceDifference] = []
     for index in range(max(len(a), len(b))):
         if index >= len(a):
-            out.append(SurfaceDifference(index, "conversation", b[index].key, "added", [], []))
+            out.append(
+                SurfaceDifference(index, "conversation", b[index].conversation, "added", [], [])
+            )
         elif index >= len(b):
-            out.append(SurfaceDifference(index, "conversation", a[index].key, "removed", [], []))
+            out.append(
+                SurfaceDifference(index, "conversation", a[index].conversation, "removed", [], [])
+            )
         else:
             out += compare_conversation(index, a[index], b[index])
     return out

@@ -124,7 +124,7 @@ class _Tracker:
         }
         undeclared, unused = mismatches(self.used, self.called, capabilities, lists)
         return ConversationSurface(
-            key=self.conversation.key,
+            conversation=self.conversation.key,
             era=declared.era,
             protocol_version=declared.protocol_version,
             client_info=declared.client_info,

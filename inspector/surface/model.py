@@ -95,6 +95,9 @@ class Usage(msgspec.Struct, omit_defaults=False):
 class ConversationSurface(msgspec.Struct, omit_defaults=False):
     """The surface of one conversation (see the module docstring).
 
+    ``conversation`` is the conversation's key, as flows name it (``stdio``,
+    ``http:session:ID``, ``http:origin``).
+
     ``lists`` maps each kind in :data:`KINDS` that the server listed to its
     items by key (paginated answers merged), as last listed; ``listings`` the
     seq of each complete listing's last page; ``history`` every state of every
@@ -104,7 +107,7 @@ class ConversationSurface(msgspec.Struct, omit_defaults=False):
     ``undeclared``: used without being declared; ``unused``: declared, never used.
     """
 
-    key: str
+    conversation: str
     era: str | None
     protocol_version: str | None
     client_info: Any
@@ -136,3 +139,9 @@ def changed_fields(before: Any, after: Any) -> list[str]:
         for k in keys
         if k not in before or k not in after or canonical(before[k]) != canonical(after[k])
     ]
+
+
+def conversation_line(surface: ConversationSurface) -> dict[str, Any]:
+    """The ``conversation`` object of ``mcpeek show --format json``: the surface with
+    ``"kind": "conversation"`` first (flow lines have no ``kind``; they have ``flow``)."""
+    return {"kind": "conversation", **msgspec.to_builtins(surface)}

@@ -8,6 +8,10 @@ press Ctrl-C.
 
 Text:  12:01:02.345  → tools/call get_weather  id 3  ← complete  12.3 ms  [2 progress]
 JSON:  {"flow":1,"method":"tools/call","name":"get_weather","ids":[3],"status":"complete",...}
+
+With ``--format json``, once the capture is read, one more line per
+conversation: its server surface (``{"kind":"conversation","conversation":"stdio",
+"era":...,"protocol_version":...,"lists":{"tools":{...}},...}``, see docs/view.md).
 """
 
 from __future__ import annotations
@@ -18,12 +22,16 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.analysis import Analyzer
+import msgspec
+
+from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.files import WriterGone
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.surface import SurfaceListener
+from mcpeek.inspector.surface.model import conversation_line
 from mcpeek.inspector.views.flowline import FlowPrinter
 
 
@@ -61,7 +69,11 @@ class ShowCommand(Command):
         if not math.isfinite(args.timeout) or args.timeout <= 0:
             raise UsageError("--timeout must be a finite number of seconds above 0")
         printer = FlowPrinter(sys.stdout, args.format)
-        analyzer = Analyzer([printer], timeout=args.timeout)
+        surfaces = SurfaceListener()
+        listeners: list[AnalysisListener] = [printer]
+        if args.format == "json":
+            listeners.append(surfaces)
+        analyzer = Analyzer(listeners, timeout=args.timeout)
         reader = CaptureReader(args.file)
         interrupted = False
         try:
@@ -72,6 +84,8 @@ class ShowCommand(Command):
             except KeyboardInterrupt:
                 # Ctrl-C is how `show -f` is meant to stop; a plain show was cut short.
                 interrupted = not args.follow
+            for surface in surfaces.surfaces():  # (none unless --format json)
+                print(msgspec.json.encode(conversation_line(surface)).decode(), flush=True)
         except CaptureError as exc:
             raise UsageError(str(exc)) from None
         except BrokenPipeError:  # `mcpeek show x | head`: the reader has seen enough

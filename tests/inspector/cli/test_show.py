@@ -47,7 +47,11 @@ def test_text_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_json_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "--format", "json", str(sample(tmp_path))]) == 0
-    objects = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # the flows, then one conversation line (told apart by its "kind"; flows have none)
+    objects = [o for o in lines if "kind" not in o]
+    assert lines[: len(objects)] == objects
+    assert [o.get("kind") for o in lines[len(objects) :]] == ["conversation"]
     assert [o["status"] for o in objects] == ["complete", "error", "notification", "unanswered"]
     first = objects[0]
     assert set(first) >= {
@@ -64,6 +68,24 @@ def test_json_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert first["ids"] == [3] and first["msgs"] == [1, 2, 3, 4] and first["era"] == "modern"
     assert objects[1]["chain"] == [4, 5]
     assert objects[2]["name"] is None and objects[2]["latency_ms"] is None
+
+
+def test_json_ends_with_each_conversations_surface(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = Path(__file__).resolve().parents[3] / "captures" / "legacy-stdio.jsonl"
+    assert main(["show", "--format", "json", str(capture)]) == 0
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert last["kind"] == "conversation" and last["conversation"] == "stdio"
+    assert (last["era"], last["protocol_version"]) == ("legacy", "2025-11-25")
+    assert last["server_info"]["name"] == "mcpeek-sdk-tour-server"
+    assert sorted(last["lists"]["tools"]) == ["add", "confirm", "count", "get_weather"]
+    assert last["lists"]["prompts"]["greet"]["name"] == "greet"
+    assert last["drift"] == [] and "history" in last and "undeclared" in last
+
+
+def test_text_has_no_conversation_line(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = Path(__file__).resolve().parents[3] / "captures" / "legacy-stdio.jsonl"
+    assert main(["show", str(capture)]) == 0
+    assert "conversation" not in capsys.readouterr().out
 
 
 def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
