@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from mcpeek import rules
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
@@ -108,6 +110,25 @@ class Desk:
             "violations": [lint_json(str(found.path), v) for v in shown],
             "problems": list(found.problems),
         }
+
+    def diff_captures(self, a: str, b: str) -> dict[str, Any]:
+        """``mcpeek diff A B --format json``'s object (surface, traffic, each one's drift)."""
+        from mcpeek.inspector.surface.report import diff_captures
+
+        paths = []
+        for capture in (a, b):
+            try:
+                paths.append(self.shelf.resolve(capture))
+            except UnknownCapture as exc:
+                raise AssistError(str(exc)) from None
+        try:
+            report = diff_captures(paths[0], paths[1])
+        except CaptureError as exc:
+            raise AssistError(f"cannot compare: {exc}") from None
+        except OSError as exc:
+            raise AssistError(f"cannot compare: {exc.strerror or exc}") from None
+        answer: dict[str, Any] = msgspec.to_builtins(report)
+        return answer
 
     def explain_rule(self, rule_id: str) -> dict[str, Any]:
         if rule_id not in rules.catalog():

@@ -129,3 +129,15 @@ class ReplayOutcome(TypedDict):
     transport: str
     report: dict[str, Any]
     notes: list[str]
+
+
+class DiffResult(TypedDict):
+    """``mcpeek diff A B --format json``'s object (docs/diff.md)."""
+
+    a: str
+    b: str
+    same: bool
+    surface: list[dict[str, Any]]
+    traffic: dict[str, Any]
+    drift_a: list[dict[str, Any]]
+    drift_b: list[dict[str, Any]]

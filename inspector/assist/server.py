@@ -2,7 +2,7 @@
 
 Tools (each with an input and an output schema, answering structured
 results): ``list_captures``, ``list_flows``, ``get_flow``, ``lint``,
-``explain_rule`` and ``replay_flow``. Resources: ``mcpeek://captures`` (the
+``diff_captures``, ``explain_rule`` and ``replay_flow``. Resources: ``mcpeek://captures`` (the
 list), one ``mcpeek://captures/{name}`` per capture, and that template.
 Prompt: ``why_did_this_call_fail``. The SDK speaks both protocol eras, on
 stdio and on Streamable HTTP.
@@ -32,6 +32,7 @@ from .prompt import why_prompt
 from .rerun import Rerunner
 from .schemas import (
     CaptureList,
+    DiffResult,
     FlowDetail,
     FlowPage,
     LintResult,
@@ -129,6 +130,16 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
     ) -> LintResult:
         """Check a capture against the MCP spec's rules, as `mcpeek lint --format json`."""
         return answered(lambda: desk.lint(capture, min_severity))  # type: ignore[return-value]
+
+    @server.tool(structured_output=True)
+    def diff_captures(
+        a: Annotated[str, Field(description="the first capture (a name or a path)")],
+        b: Annotated[str, Field(description="the capture compared with a")],
+    ) -> DiffResult:
+        """Compare two captures as `mcpeek diff --format json`: the server surface (tools,
+        resources, prompts, capabilities, versions), answers that differ for the same
+        request, requests in one only, and each capture's drift and rug pulls."""
+        return answered(lambda: desk.diff_captures(a, b))  # type: ignore[return-value]
 
     @server.tool(structured_output=True)
     def explain_rule(

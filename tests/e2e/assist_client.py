@@ -21,7 +21,15 @@ from tests.conftest import mcpeek_argv
 
 MODES = {"modern": LATEST_MODERN_VERSION, "legacy": "legacy"}
 VERSIONS = {"modern": LATEST_MODERN_VERSION, "legacy": LATEST_HANDSHAKE_VERSION}
-TOOLS = {"list_captures", "list_flows", "get_flow", "lint", "explain_rule", "replay_flow"}
+TOOLS = {
+    "list_captures",
+    "list_flows",
+    "get_flow",
+    "lint",
+    "diff_captures",
+    "explain_rule",
+    "replay_flow",
+}
 DEADLINE = 60.0
 LINT_KEYS = ("file", "rule", "severity", "message", "msgs", "spec")
 
@@ -76,7 +84,8 @@ async def matches_the_cli(client: Client, capture: Path) -> dict[str, Any]:
     and ``lint --format json`` of the same file; returns list_flows' answer."""
     path = str(capture.resolve())
     page = await structured(client, "list_flows", capture=path, limit=1000)
-    shown = cli_json("show", "--format", "json", path)
+    # show ends with one line per conversation (its surface): the flows are the rest
+    shown = [v for v in cli_json("show", "--format", "json", path) if "flow" in v]
     assert page["total"] == len(shown) == len(page["flows"])
     rows = {row["flow"]: row for row in page["flows"]}
     for line in shown:

@@ -75,6 +75,9 @@ async def every_tool(client: Client) -> None:
     assert not any(c["live"] for c in listed)
     for path in BUNDLED:
         await matches_the_cli(client, path)
+    a, b = (str(p.resolve()) for p in BUNDLED[:2])
+    (printed,) = cli_json("diff", "--format", "json", a, b)
+    assert await structured(client, "diff_captures", a=a, b=b) == printed
     flagged = await structured(client, "list_flows", capture="violations.jsonl", filter="~v")
     assert flagged["flows"] and all(r["violations"] for r in flagged["flows"])
 
@@ -94,6 +97,7 @@ async def every_tool(client: Client) -> None:
         ("get_flow", {"capture": "violations.jsonl"}, "flow"),
         ("lint", {"capture": "violations.jsonl", "min_severity": "fatal"}, "min_severity"),
         ("explain_rule", {"rule_id": "no.such-rule"}, "no rule"),
+        ("diff_captures", {"a": "violations.jsonl", "b": "nope.jsonl"}, "no capture"),
         ("no_such_tool", {}, "no_such_tool"),
     ]:
         assert words in await refused(client, tool, **arguments), (tool, arguments)

@@ -39,7 +39,9 @@ def desk(tmp_path: Path) -> Desk:
 def test_flows_and_findings_match_show_and_lint(
     desk: Desk, path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shown = cli_json(capsys, "show", "--format", "json", str(path.resolve()))
+    # show ends with one line per conversation (its surface): the flows are the rest
+    lines = cli_json(capsys, "show", "--format", "json", str(path.resolve()))
+    shown = [line for line in lines if line.get("kind") != "conversation"]
     linted = cli_json(capsys, "lint", "--format", "json", str(path.resolve()))
     page = desk.list_flows(path.name, limit=1000)
     assert page["total"] == page["matched"] == len(shown) > 0
@@ -180,3 +182,13 @@ def test_a_grown_capture_is_read_again(tmp_path: Path) -> None:
     b.result(2, {"content": []})
     b.save(path)
     assert desk.list_flows("grows.jsonl")["total"] == 2
+
+
+def test_diff_captures_is_mcpeek_diff(desk: Desk, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = (CAPTURES / "modern-stdio.jsonl").resolve(), (CAPTURES / "violations.jsonl").resolve()
+    (printed,) = cli_json(capsys, "diff", "--format", "json", str(a), str(b))
+    answer = desk.diff_captures(str(a), str(b))
+    assert answer == printed and answer["same"] is False
+    assert desk.diff_captures(str(a), str(a))["same"] is True
+    with pytest.raises(AssistError, match="no capture 'nope'"):
+        desk.diff_captures("nope", str(b))
