@@ -186,7 +186,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
         from .shapes import capture_summary, flow_row
 
         summary = capture_summary(listed, found)
-        summary["flows_detail"] = [flow_row(item) for item in found.model.items]
+        summary["flow_list"] = [flow_row(item) for item in found.model.items]
         return json.dumps(summary, ensure_ascii=False)
 
     @server.prompt(name="why_did_this_call_fail")

@@ -35,6 +35,7 @@ from tests.e2e.assist_client import (
     refused,
     structured,
 )
+from tests.e2e.test_sdk_http import free_port, running
 
 pytestmark = pytest.mark.e2e
 
@@ -148,9 +149,14 @@ def test_every_tool_over_stdio_and_its_own_traffic_lints_clean(era: str, tmp_pat
     recorded = inspector.load(own)
     assert [c.era for c in recorded.conversations] == [era]
     assert len(recorded.flows) > 40
+    assert_only_the_deliberate_findings(own)
+
+
+def assert_only_the_deliberate_findings(own: Path) -> None:
+    """The only findings in the recorded traffic are the client's calls with arguments
+    outside the tools' input schemas, sent on purpose by every_tool() and answered with
+    errors: none is the server's."""
     found = cli_json("lint", "--format", "json", str(own))
-    # The only findings are the client's three calls with arguments outside the tools'
-    # input schemas, sent on purpose above (and answered with errors): none is the server's.
     blamed = [v for v in found if v["rule"] != "tools.input-schema"]
     assert blamed == [], "\n".join(f"{v['rule']}: {v['message']}" for v in blamed)
     assert [v["severity"] for v in found] == ["info"] * BAD_BY_SCHEMA
@@ -173,14 +179,27 @@ def serving_http(argv: list[str]) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_every_tool_over_streamable_http(era: str, tmp_path: Path) -> None:
+def test_every_tool_over_streamable_http_and_its_own_traffic_lints_clean(
+    era: str, tmp_path: Path
+) -> None:
+    own = tmp_path / "own.jsonl"
+    port = free_port()
     with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0")) as url:
+        proxy_argv = mcpeek_argv(
+            "http", "--upstream", url, "--listen", f"127.0.0.1:{port}", "-w", str(own)
+        )
+        with running(proxy_argv, "proxying") as proxy:
 
-        async def session() -> None:
-            async with connected(url, era) as client:
-                await every_tool(client)
+            async def session() -> None:
+                async with connected(f"http://127.0.0.1:{port}/mcp", era) as client:
+                    await every_tool(client)
 
-        anyio.run(session)
+            anyio.run(session)
+            proxy.send_signal(signal.SIGINT)
+            assert proxy.wait(timeout=30) == 0
+    recorded = inspector.load(own)
+    assert [c.era for c in recorded.conversations] == [era]
+    assert_only_the_deliberate_findings(own)
 
 
 def test_http_listens_on_loopback_only(tmp_path: Path) -> None:

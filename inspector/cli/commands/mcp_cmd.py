@@ -71,8 +71,10 @@ class McpCommand(Command):
             from mcpeek.inspector.assist.server import build_server
             from mcpeek.inspector.assist.shelf import Shelf
         except ImportError as exc:
+            if (exc.name or "").startswith("mcpeek"):
+                raise  # a fault of mcpeek's own, not a missing extra
             raise UsageError(
-                f"mcpeek mcp needs the official MCP SDK ({exc.name}): pip install 'mcpeek[mcp]'"
+                "mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'"
             ) from None
         home = args.home.expanduser() if args.home is not None else capture_dir()
         server = build_server(
