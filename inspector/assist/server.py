@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -52,12 +52,14 @@ INSTRUCTIONS = (
 )
 
 
-def answered(call: Callable[[], T]) -> T:
-    """``call()``, with a wrong argument turned into an MCP tool error."""
+def answered(shape: type[T], call: Callable[[], dict[str, Any]]) -> T:
+    """``call()``'s answer as the tool's declared ``shape`` (:mod:`.schemas`, which the SDK
+    validates it against), with a wrong argument turned into an MCP tool error."""
     try:
-        return call()
+        found = call()
     except AssistError as exc:
         raise ToolError(str(exc)) from None
+    return cast(T, found)
 
 
 class AssistServer(MCPServer[Any]):
@@ -94,7 +96,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
     def list_captures() -> CaptureList:
         """The captures, newest first: target, transport, era, start, duration, messages,
         flows, violations by severity, and whether a proxy is still writing it (live)."""
-        return answered(desk.list_captures)  # type: ignore[return-value]
+        return answered(CaptureList, desk.list_captures)
 
     @server.tool(structured_output=True)
     def list_flows(
@@ -111,14 +113,14 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
     ) -> FlowPage:
         """The flows of a capture, one object each as `mcpeek show --format json` prints
         them, plus each flow's violation count and worst severity."""
-        return answered(lambda: desk.list_flows(capture, filter, limit, offset))  # type: ignore[return-value]
+        return answered(FlowPage, lambda: desk.list_flows(capture, filter, limit, offset))
 
     @server.tool(structured_output=True)
     def get_flow(capture: CaptureArg, flow: FlowArg) -> FlowDetail:
         """One flow: every message (direction, time, raw JSON; long bodies cut, with a
         note and their byte count) and its violations (rule id, severity, explanation,
         spec URL). What the capture redacted stays redacted."""
-        return answered(lambda: desk.get_flow(capture, flow))  # type: ignore[return-value]
+        return answered(FlowDetail, lambda: desk.get_flow(capture, flow))
 
     @server.tool(structured_output=True)
     def lint(
@@ -129,7 +131,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
         ] = "info",
     ) -> LintResult:
         """Check a capture against the MCP spec's rules, as `mcpeek lint --format json`."""
-        return answered(lambda: desk.lint(capture, min_severity))  # type: ignore[return-value]
+        return answered(LintResult, lambda: desk.lint(capture, min_severity))
 
     @server.tool(structured_output=True)
     def diff_captures(
@@ -139,14 +141,14 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
         """Compare two captures as `mcpeek diff --format json`: the server surface (tools,
         resources, prompts, capabilities, versions), answers that differ for the same
         request, requests in one only, and each capture's drift and rug pulls."""
-        return answered(lambda: desk.diff_captures(a, b))  # type: ignore[return-value]
+        return answered(DiffResult, lambda: desk.diff_captures(a, b))
 
     @server.tool(structured_output=True)
     def explain_rule(
         rule_id: Annotated[str, Field(description="a rule id, e.g. jsonrpc.id-type")],
     ) -> RuleExplanation:
         """What a rule checks, its severity and era, and the spec section it enforces."""
-        return answered(lambda: desk.explain_rule(rule_id))  # type: ignore[return-value]
+        return answered(RuleExplanation, lambda: desk.explain_rule(rule_id))
 
     @server.tool(structured_output=True)
     def replay_flow(
@@ -169,7 +171,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
             name, found = desk.open(capture)
             return rerunner.replay(name, found, flow, command, url)
 
-        return answered(run)  # type: ignore[return-value]
+        return answered(ReplayOutcome, run)
 
     @server.resource("mcpeek://captures", name="captures", mime_type="application/json")
     def captures_resource() -> str:
