@@ -316,3 +316,41 @@ def test_replay_flow_runs_only_the_recorded_server(tmp_path: Path) -> None:
             assert "/result/content/0/text" in paths
 
     anyio.run(session)
+
+
+def test_replay_flow_over_http_runs_only_the_recorded_url(tmp_path: Path) -> None:
+    recording = tmp_path / "http.jsonl"
+    upstream_port, proxy_port = free_port(), free_port()
+    upstream = f"http://127.0.0.1:{upstream_port}/mcp"
+    with running(peer_argv("sdk_http_server.py", "--port", str(upstream_port)), "listening on"):
+        proxy_argv = mcpeek_argv(
+            "http", "--upstream", upstream, "--listen", f"127.0.0.1:{proxy_port}",
+            "-w", str(recording),
+        )  # fmt: skip
+        with running(proxy_argv, "proxying") as proxy:
+            client = subprocess.run(
+                peer_argv(
+                    "sdk_http_client.py", "--era", "modern", "--skip-confirm",
+                    "--url", f"http://127.0.0.1:{proxy_port}/mcp",
+                ),
+                capture_output=True,
+                text=True,
+                timeout=90,
+            )  # fmt: skip
+            assert client.returncode == 0, client.stderr[-2000:]
+            proxy.send_signal(signal.SIGINT)
+            assert proxy.wait(timeout=30) == 0
+        added = next(f.number for f in inspector.load(recording).flows if f.name == "add")
+
+        async def session() -> None:
+            capture = str(recording)
+            async with assistant(tmp_path, "stdio", "legacy", "--capture", capture) as client:
+                same = await structured(client, "replay_flow", capture=capture, flow=added)
+                assert (same["transport"], same["server"]) == ("http", upstream)
+                assert same["report"]["same"] is True, same["report"]
+                elsewhere = f"http://127.0.0.1:{proxy_port}/mcp"
+                assert "--allow-run" in await refused(
+                    client, "replay_flow", capture=capture, flow=added, url=elsewhere
+                )
+
+        anyio.run(session)
