@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from mcpeek import rules
+from mcpeek.inspector.capture.files import being_written
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.inspector.views.findings import lint_json
@@ -20,7 +22,7 @@ from mcpeek.rules.base import SEVERITY_ORDER
 
 from .shapes import capture_summary, explanation, flow_detail, flow_row
 from .shelf import Shelf, UnknownCapture
-from .study import Studies, Study
+from .study import Studies, Study, file_stamp
 
 PAGE = 50  # flows per list_flows answer unless the client asks
 MAX_PAGE = 1000
@@ -34,6 +36,10 @@ class Desk:
     def __init__(self, shelf: Shelf, studies: Studies | None = None) -> None:
         self.shelf = shelf
         self.studies = studies or Studies()
+        # list_captures' lines, kept for every capture (a few hundred bytes each), so that
+        # listing a directory of more captures than Studies keeps does not read them all
+        # again: a line is reused while its file and its live state stay the same.
+        self._lines: dict[Path, tuple[tuple[int, int, bool], dict[str, Any]]] = {}
 
     # -- reading ---------------------------------------------------------------------
     def open(self, capture: str) -> tuple[str, Study]:
@@ -60,11 +66,19 @@ class Desk:
     # -- the tools -------------------------------------------------------------------
     def list_captures(self) -> dict[str, Any]:
         captures = []
+        lines: dict[Path, tuple[tuple[int, int, bool], dict[str, Any]]] = {}
         for path in self.shelf.paths():
             try:
-                captures.append(capture_summary(path.name, self.studies.get(path)))
+                stamp = (*file_stamp(path), being_written(path))
+                held = self._lines.get(path)
+                line = held[1] if held is not None and held[0] == stamp else None
+                if line is None:
+                    line = capture_summary(path.name, self.studies.get(path))
+                lines[path] = (stamp, line)
             except (CaptureError, OSError) as exc:  # listed, with why it cannot be read
-                captures.append({"name": path.name, "path": str(path), "error": str(exc)})
+                line = {"name": path.name, "path": str(path), "error": str(exc)}
+            captures.append(line)
+        self._lines = lines  # (captures gone from the shelf are forgotten)
         return {"captures": captures}
 
     def list_flows(

@@ -72,6 +72,13 @@ def study(path: Path) -> Study:
     return Study(path, model, found, live, reader.problems)
 
 
+def file_stamp(path: Path) -> tuple[int, int]:
+    """What changes when a capture grows: its size and time of change (``OSError``
+    when it is gone)."""
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns
+
+
 class Studies:
     """The captures read lately, read again when their file changed."""
 
@@ -81,8 +88,7 @@ class Studies:
         self._read: OrderedDict[Path, tuple[tuple[int, int], Study]] = OrderedDict()
 
     def get(self, path: Path) -> Study:
-        info = os.stat(path)
-        stamp = (info.st_size, info.st_mtime_ns)
+        stamp = file_stamp(path)
         with self._lock:
             held = self._read.get(path)
         # Unchanged, and as live as it was (an HTTP proxy lets go without writing more).

@@ -192,3 +192,34 @@ def test_diff_captures_is_mcpeek_diff(desk: Desk, capsys: pytest.CaptureFixture[
     assert desk.diff_captures(str(a), str(a))["same"] is True
     with pytest.raises(AssistError, match="no capture 'nope'"):
         desk.diff_captures("nope", str(b))
+
+
+def test_listing_again_reads_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpeek.inspector.assist import study as study_module
+    from mcpeek.inspector.assist.study import Studies
+
+    home = tmp_path / "home"
+    home.mkdir()
+    for path in BUNDLED:
+        shutil.copy(path, home / path.name)
+    reads: list[str] = []
+    real = study_module.study
+
+    def counted(path: Path) -> study_module.Study:
+        reads.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(study_module, "study", counted)
+    desk = Desk(Shelf(home, []), Studies(kept=1))  # fewer kept than there are captures
+    first = desk.list_captures()
+    assert sorted(reads) == sorted(p.name for p in BUNDLED)
+    assert desk.list_captures() == first and len(reads) == len(BUNDLED)
+    b = RecordBuilder(modern=True)
+    b.request("tools/list", {}, id=1)
+    b.result(1, {"tools": []})
+    b.save(home / "violations.jsonl")  # a capture rewritten: read again, alone
+    listed = desk.list_captures()["captures"]
+    assert reads[len(BUNDLED) :] == ["violations.jsonl"]
+    assert next(c for c in listed if c["name"] == "violations.jsonl")["flows"] == 1
