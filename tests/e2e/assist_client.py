@@ -58,6 +58,9 @@ async def structured(client: Client, tool: str, **arguments: Any) -> dict[str, A
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert isinstance(result.structured_content, dict)
+    (text,) = result.content  # for a client that reads no structured content
+    assert isinstance(text, types.TextContent)
+    assert json.loads(text.text) == result.structured_content
     return result.structured_content
 
 
