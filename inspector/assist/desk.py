@@ -13,16 +13,15 @@ from typing import Any
 import msgspec
 
 from mcpeek import rules
+from mcpeek.inspector.assist.shapes import capture_summary, explanation, flow_detail, flow_row
+from mcpeek.inspector.assist.shelf import Shelf, UnknownCapture
+from mcpeek.inspector.assist.study import Studies, Study, file_stamp
 from mcpeek.inspector.capture.files import being_written
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.inspector.views.findings import lint_json
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.rules.base import SEVERITY_ORDER
-
-from .shapes import capture_summary, explanation, flow_detail, flow_row
-from .shelf import Shelf, UnknownCapture
-from .study import Studies, Study, file_stamp
 
 PAGE = 50  # flows per list_flows answer unless the client asks
 MAX_PAGE = 1000

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpeek.inspector.assist.desk import AssistError
+from mcpeek.inspector.assist.study import Study
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.records import Header
 from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_select import SelectionError
 from mcpeek.inspector.replay.rerun import ReplayTarget, replay_flows
-
-from .desk import AssistError
-from .study import Study
 
 TIMEOUT = 30.0  # seconds a live answer is waited for
 

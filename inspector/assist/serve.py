@@ -14,7 +14,7 @@ import contextlib
 import socket
 import sys
 
-from .server import AssistServer
+from mcpeek.inspector.assist.server import AssistServer
 
 PATH = "/mcp"
 GRACE = 2  # seconds open streams get to end when the server is stopped

@@ -26,11 +26,10 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic import Field
 
 from mcpeek.inspector import __version__
-
-from .desk import AssistError, Desk
-from .prompt import why_prompt
-from .rerun import Rerunner
-from .schemas import (
+from mcpeek.inspector.assist.desk import AssistError, Desk
+from mcpeek.inspector.assist.prompt import why_prompt
+from mcpeek.inspector.assist.rerun import Rerunner
+from mcpeek.inspector.assist.schemas import (
     CaptureList,
     DiffResult,
     FlowDetail,
@@ -39,6 +38,7 @@ from .schemas import (
     ReplayOutcome,
     RuleExplanation,
 )
+from mcpeek.inspector.assist.shapes import capture_summary, flow_row
 
 CaptureArg = Annotated[
     str, Field(description="a capture's name as list_captures gives it, or a path to one")
@@ -48,7 +48,9 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "mcpeek recorded MCP traffic between clients and servers. list_captures shows the "
     "recordings; list_flows and get_flow show the calls (one flow is one logical call); "
-    "lint and explain_rule say where the traffic breaks the MCP spec, and why."
+    "lint and explain_rule say where the traffic breaks the MCP spec, and why; "
+    "diff_captures compares two recordings; replay_flow sends one recorded call again "
+    "to a live server and says what changed."
 )
 
 
@@ -185,8 +187,6 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
             listed, found = desk.open(name)
         except AssistError as exc:
             raise ResourceNotFoundError(str(exc)) from None
-        from .shapes import capture_summary, flow_row
-
         summary = capture_summary(listed, found)
         summary["flow_list"] = [flow_row(item) for item in found.model.items]
         return json.dumps(summary, ensure_ascii=False)

@@ -20,13 +20,13 @@ import msgspec
 
 from mcpeek import rules
 from mcpeek.inspector.analysis import Entry
+from mcpeek.inspector.assist.study import Study
 from mcpeek.inspector.records import Http, Violation, wire_bytes
 from mcpeek.inspector.views.findings import lint_json
 from mcpeek.inspector.views.flowline import flow_json
 from mcpeek.inspector.views.session import FlowItem
+from mcpeek.rules.base import listed_era
 from mcpeek.rules.engine import Reported
-
-from .study import Study
 
 #: Bytes of one message body given in full; a longer one is cut, with a note.
 BODY_LIMIT = 16_384
@@ -78,8 +78,6 @@ def flow_row(item: FlowItem) -> dict[str, Any]:
 
 def explanation(rule_id: str) -> dict[str, Any]:
     """What the catalog says of a rule: severity, era, summary, explanation, spec URL."""
-    from mcpeek.rules.base import listed_era
-
     cls = rules.catalog().get(rule_id)
     if cls is None:
         return {"id": rule_id, "known": False}
