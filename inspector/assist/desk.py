@@ -37,7 +37,7 @@ class Desk:
         self.studies = studies or Studies()
         # list_captures' lines, kept for every capture (a few hundred bytes each), so that
         # listing a directory of more captures than Studies keeps does not read them all
-        # again: a line is reused while its file and its live state stay the same.
+        # again: a line is reused while its file stays the same and no proxy writes it.
         self._lines: dict[Path, tuple[tuple[int, int, bool], dict[str, Any]]] = {}
 
     # -- reading ---------------------------------------------------------------------
@@ -70,7 +70,8 @@ class Desk:
             try:
                 stamp = (*file_stamp(path), being_written(path))
                 held = self._lines.get(path)
-                line = held[1] if held is not None and held[0] == stamp else None
+                fresh = held is not None and held[0] == stamp and not stamp[2]
+                line = held[1] if held is not None and fresh else None
                 if line is None:
                     line = capture_summary(path.name, self.studies.get(path))
                 lines[path] = (stamp, line)

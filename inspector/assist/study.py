@@ -7,11 +7,12 @@ A :class:`Study` is built in one pass of the one capture loop
 :class:`~mcpeek.rules.engine.RuleEngine` beside it finds what ``mcpeek lint``
 finds; those findings then replace the ones the capture stored, as the
 viewer's re-check does. A capture still being written is read as ``lint`` and
-``show`` read it at that moment (what is there, judged), and marked live.
+``show`` read it at that moment, except that its calls still in flight stay
+pending (:class:`_IntoModel`), and marked live.
 
 :class:`Studies` keeps the last few, keyed by the file's size and time of
 change, so that a client paging through one capture does not read it again
-each call, while a live capture that grows (or that its proxy lets go of) is read
+each call, while a capture that changed, or that a proxy is writing, is read
 afresh.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,10 +47,16 @@ class Study:
 
 
 class _IntoModel:
-    """The model as :func:`run_capture`'s analysis, one record at a time."""
+    """The model as :func:`run_capture`'s analysis, one record at a time.
 
-    def __init__(self, model: SessionModel) -> None:
+    A capture still being written has not ended: at the end of what it holds so far
+    its calls in flight stay ``pending`` (the analysis is not finished, which would
+    declare them unanswered and end the conversation); only time passes, so that a
+    request older than the timeout is declared unanswered, as the live checks do."""
+
+    def __init__(self, model: SessionModel, *, live: bool) -> None:
         self._model = model
+        self._live = live
 
     def feed(self, record: Record) -> None:
         self._model.feed((record,))
@@ -57,7 +65,10 @@ class _IntoModel:
         self._model.analyzer.tick(now)
 
     def finish(self) -> None:
-        self._model.finish()
+        if self._live:
+            self._model.analyzer.tick(time.time())
+        else:
+            self._model.finish()
 
 
 def study(path: Path) -> Study:
@@ -67,7 +78,7 @@ def study(path: Path) -> Study:
     found: list[Reported] = []
     model.analyzer.listeners.append(RuleEngine(found.append))
     reader = CaptureReader(path)
-    run_capture(reader, _IntoModel(model))
+    run_capture(reader, _IntoModel(model, live=live))
     model.set_findings(reported.record() for reported in found)
     return Study(path, model, found, live, reader.problems)
 
@@ -91,8 +102,9 @@ class Studies:
         stamp = file_stamp(path)
         with self._lock:
             held = self._read.get(path)
-        # Unchanged, and as live as it was (an HTTP proxy lets go without writing more).
-        if held is not None and held[0] == stamp and held[1].live == being_written(path):
+        # Unchanged and not live: a live capture is read afresh, as its clock runs (a
+        # call in flight becomes unanswered) and its proxy may let go of it unwritten.
+        if held is not None and held[0] == stamp and not held[1].live and not being_written(path):
             with self._lock:
                 self._read.move_to_end(path)
             return held[1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from mcpeek.inspector.assist.desk import AssistError, Desk
 from mcpeek.inspector.assist.shapes import BODY_LIMIT
 from mcpeek.inspector.assist.shelf import Shelf
+from mcpeek.inspector.capture import CaptureWriter
 from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.testing.records import RecordBuilder
 
@@ -223,3 +225,32 @@ def test_listing_again_reads_only_what_changed(
     listed = desk.list_captures()["captures"]
     assert reads[len(BUNDLED) :] == ["violations.jsonl"]
     assert next(c for c in listed if c["name"] == "violations.jsonl")["flows"] == 1
+
+
+def test_a_call_in_flight_in_a_live_capture_is_pending_not_unanswered(tmp_path: Path) -> None:
+    b = RecordBuilder(modern=True, start=time.time())
+    b.request("tools/list", {}, id=1)
+    b.result(1, {"tools": []})
+    b.request("tools/call", {"name": "slow", "arguments": {}}, id=2)
+    path = tmp_path / "live.jsonl"
+    desk = Desk(Shelf(tmp_path, []))
+    writer = CaptureWriter(path, transport="stdio", target=["server"])  # a proxy, writing
+    try:
+        for record in b.records[1:]:
+            writer.write(record)  # type: ignore[arg-type]
+        (line,) = desk.list_captures()["captures"]
+        assert line["live"] is True
+        statuses = [r["status"] for r in desk.list_flows("live.jsonl")["flows"]]
+        assert statuses == ["complete", "pending"]
+        rules = {v["rule"] for v in desk.lint("live.jsonl")["violations"]}
+        assert "request.unanswered" not in rules  # a call in flight is not judged yet
+        b.result(2, {"content": []})
+        writer.write(b.records[-1])  # type: ignore[arg-type]
+        statuses = [r["status"] for r in desk.list_flows("live.jsonl")["flows"]]
+        assert statuses == ["complete", "complete"]
+    finally:
+        writer.close()
+    (line,) = desk.list_captures()["captures"]
+    assert line["live"] is False and line["flows"] == 2
+    # what lint says of the finished capture (the shapes compared in the tests above)
+    assert "request.unanswered" not in {v["rule"] for v in desk.lint("live.jsonl")["violations"]}
