@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar, cast
+from urllib.parse import quote, unquote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -82,7 +83,7 @@ class AssistServer(MCPServer[Any]):
         for path in self.desk.shelf.paths():
             listed.append(
                 Resource(
-                    uri=f"mcpeek://captures/{path.name}",
+                    uri=f"mcpeek://captures/{quote(path.name, safe='')}",
                     name=path.name,
                     description=f"the capture {path.name}: its summary and its flows",
                     mime_type="application/json",
@@ -184,7 +185,7 @@ def build_server(desk: Desk, rerunner: Rerunner) -> AssistServer:
     def capture_resource(name: str) -> str:
         """One capture: its summary and every flow, as list_flows gives them."""
         try:
-            listed, found = desk.open(name)
+            listed, found = desk.open(unquote(name))  # a name is quoted in its URI
         except AssistError as exc:
             raise ResourceNotFoundError(str(exc)) from None
         summary = capture_summary(listed, found)

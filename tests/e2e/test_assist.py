@@ -42,6 +42,8 @@ pytestmark = pytest.mark.e2e
 CAPTURES = Path(__file__).parents[2] / "captures"
 BUNDLED = sorted(CAPTURES.glob("*.jsonl"))
 BAD_BY_SCHEMA = 3  # wrong calls of every_tool() that its input schemas already refuse
+SECRET_NAME = "with secret 100%.jsonl"
+SECRET_URI = "mcpeek://captures/with%20secret%20100%25.jsonl"
 SECRET = "Bearer sk-live-never-shown-0123456789abcdef"
 
 
@@ -53,7 +55,7 @@ def redacted_capture(tmp_path: Path) -> Path:
     b.request("tools/list", {}, id=1).ch = "x1"
     b.result(1, {"tools": []}).ch = "x1"
     b.http("x1", "end")
-    path = b.save(tmp_path / "secret.jsonl")
+    path = b.save(tmp_path / SECRET_NAME)
     assert SECRET not in path.read_text()
     return path
 
@@ -72,7 +74,7 @@ async def every_tool(client: Client) -> None:
     for tool in (await client.list_tools()).tools:
         assert tool.input_schema["type"] == "object" and tool.output_schema is not None
     listed = (await structured(client, "list_captures"))["captures"]
-    assert {c["name"] for c in listed} == {p.name for p in BUNDLED} | {"secret.jsonl"}
+    assert {c["name"] for c in listed} == {p.name for p in BUNDLED} | {SECRET_NAME}
     assert not any(c["live"] for c in listed)
     for path in BUNDLED:
         await matches_the_cli(client, path)
@@ -82,7 +84,7 @@ async def every_tool(client: Client) -> None:
     flagged = await structured(client, "list_flows", capture="violations.jsonl", filter="~v")
     assert flagged["flows"] and all(r["violations"] for r in flagged["flows"])
 
-    secret = await structured(client, "get_flow", capture="secret.jsonl", flow=1)
+    secret = await structured(client, "get_flow", capture=SECRET_NAME, flow=1)
     headers = dict(secret["messages"][0]["http"]["request_headers"])
     assert headers["authorization"].startswith("<redacted")
     assert "sk-live" not in json.dumps(secret)
@@ -107,6 +109,9 @@ async def every_tool(client: Client) -> None:
 
     resources = {str(r.uri) for r in (await client.list_resources()).resources}
     assert {"mcpeek://captures", "mcpeek://captures/violations.jsonl"} <= resources
+    assert SECRET_URI in resources  # a name that is no URI as it is, quoted
+    quoted = await client.read_resource(SECRET_URI)
+    assert json.loads(quoted.contents[0].text)["name"] == SECRET_NAME  # type: ignore[union-attr]
     templates = (await client.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["mcpeek://captures/{name}"]
     read = await client.read_resource("mcpeek://captures/violations.jsonl")
