@@ -8,16 +8,24 @@ violations are those of ``mcpeek show --format json`` and ``mcpeek lint
 
 from typing import Any
 
+from pydantic import ConfigDict, with_config
+
 # typing_extensions (a dependency of the SDK): pydantic needs its TypedDict below 3.12.
 from typing_extensions import TypedDict
 
+#: The SDK validates each answer against its schema and drops what the schema does not
+#: name: a field that show, lint or diff print tomorrow must reach the client as well.
+OPEN = with_config(ConfigDict(extra="allow"))
 
+
+@OPEN
 class Severities(TypedDict):
     error: int
     warning: int
     info: int
 
 
+@OPEN
 class CaptureSummary(TypedDict, total=False):
     name: str
     path: str
@@ -35,10 +43,12 @@ class CaptureSummary(TypedDict, total=False):
     error: str  # only when the capture cannot be read
 
 
+@OPEN
 class CaptureList(TypedDict):
     captures: list[CaptureSummary]
 
 
+@OPEN
 class FlowRow(TypedDict):
     """A line of ``show --format json``, plus ``violations`` (a count) and ``worst``."""
 
@@ -58,6 +68,7 @@ class FlowRow(TypedDict):
     worst: str | None
 
 
+@OPEN
 class FlowPage(TypedDict):
     capture: str
     filter: str
@@ -68,6 +79,7 @@ class FlowPage(TypedDict):
     more: bool
 
 
+@OPEN
 class LintViolation(TypedDict):
     """A line of ``lint --format json``."""
 
@@ -79,10 +91,12 @@ class LintViolation(TypedDict):
     spec: str
 
 
+@OPEN
 class ExplainedViolation(LintViolation):
     explanation: str
 
 
+@OPEN
 class MessageDetail(TypedDict, total=False):
     seq: int
     dir: str
@@ -98,6 +112,7 @@ class MessageDetail(TypedDict, total=False):
     http: dict[str, Any]
 
 
+@OPEN
 class FlowDetail(TypedDict):
     capture: str
     flow: FlowRow
@@ -105,12 +120,14 @@ class FlowDetail(TypedDict):
     violations: list[ExplainedViolation]
 
 
+@OPEN
 class LintResult(TypedDict):
     capture: str
     violations: list[LintViolation]
     problems: list[str]
 
 
+@OPEN
 class RuleExplanation(TypedDict, total=False):
     id: str
     known: bool
@@ -121,6 +138,7 @@ class RuleExplanation(TypedDict, total=False):
     spec: str
 
 
+@OPEN
 class ReplayOutcome(TypedDict):
     """The server replayed to, and ``mcpeek replay --format json``'s line for the flow."""
 
@@ -131,6 +149,7 @@ class ReplayOutcome(TypedDict):
     notes: list[str]
 
 
+@OPEN
 class DiffResult(TypedDict):
     """``mcpeek diff A B --format json``'s object (docs/diff.md)."""
 
