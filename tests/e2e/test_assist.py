@@ -10,6 +10,7 @@ traffic, recorded through ``mcpeek stdio``, must lint clean.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import signal
@@ -18,6 +19,7 @@ import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
@@ -205,6 +207,36 @@ def test_every_tool_over_streamable_http_and_its_own_traffic_lints_clean(
     recorded = inspector.load(own)
     assert [c.era for c in recorded.conversations] == [era]
     assert_only_the_deliberate_findings(own)
+
+
+def test_http_refuses_a_page_from_elsewhere(tmp_path: Path) -> None:
+    """DNS rebinding: a request whose Host or Origin is not a loopback one is refused."""
+    with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0")) as url:
+        where = urlsplit(url)
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "page", "version": "1"},
+        }})  # fmt: skip
+        statuses = []
+        for headers in ({}, {"Host": "evil.example"}, {"Origin": "http://evil.example"}):
+            connection = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+            try:
+                connection.request(
+                    "POST",
+                    where.path,
+                    body,
+                    {
+                        "Content-Type": "application/json",
+                        "Accept": "application/json, text/event-stream",
+                        **headers,
+                    },
+                )
+                statuses.append(connection.getresponse().status)
+            finally:
+                connection.close()
+        ordinary, bad_host, bad_origin = statuses
+        assert ordinary == 200  # the same request from the loopback page is answered
+        assert bad_host in (403, 421) and bad_origin in (403, 421)
 
 
 def test_http_listens_on_loopback_only(tmp_path: Path) -> None:
