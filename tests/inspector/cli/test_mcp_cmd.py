@@ -28,7 +28,9 @@ def test_bad_options(argv: list[str], said: str, capsys: pytest.CaptureFixture[s
 def test_without_the_sdk_it_says_what_to_install(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    for name in [m for m in sys.modules if m.startswith("mcpeek.inspector.assist")]:
+    # An import of a submodule already loaded would not look at its parent: forget them.
+    loaded = [m for m in sys.modules if m.startswith(("mcpeek.inspector.assist", "mcp.", "mcp_"))]
+    for name in loaded:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mcp", None)  # what an install without the extra has
     assert main(["mcp", "--home", str(tmp_path)]) == 2
