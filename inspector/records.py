@@ -88,6 +88,10 @@ class Http(SeqRecord, tag="http", kw_only=True):
     the wire (its ``Content-Encoding``): the relay forwarded the bytes as they
     were, and recorded the messages and body of that side decoded.
 
+    ``undecoded`` (a request record, or a response's end record) marks a body
+    that does not decode from its ``encoding`` (corrupt or truncated gzip, say):
+    it is stored as it crossed the wire, and the messages in it are unknown.
+
     ``by_proxy`` (response records) marks a response mcpeek sent itself (its
     guard's 403, a 400 or 413, a 502 when the upstream could not be reached,
     aiohttp's own 400): no server answered, so no rule judges a server by it.
@@ -105,6 +109,7 @@ class Http(SeqRecord, tag="http", kw_only=True):
     body_b64: str | None = None
     truncated: bool = False
     encoding: str | None = None
+    undecoded: bool = False
     by_proxy: bool = False
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from array import array
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from rich.text import Text
@@ -26,20 +26,23 @@ from textual.widgets import Footer, Input, Static, Tabs
 from textual.worker import get_current_worker
 
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
+from mcpeek.inspector.views.in_flight import DEFAULT_SLOW
 from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.column_header import ColumnHeader
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.loader import SessionUpdated, load_into
 from mcpeek.tui.recheck import recheck
+from mcpeek.tui.rerun_actions import RerunActions
 from mcpeek.tui.session_tabs import SessionTabs
 from mcpeek.tui.session_view import SessionView
 
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
+TICK = 0.5  # seconds between redraws of the status line and the running timers
 MEASURE_AT_ONCE = 5000  # new rows of one update sized at once (more: as they are shown)
 
 
-class McpeekApp(SessionTabs):
+class McpeekApp(RerunActions, SessionTabs):
     TITLE = "mcpeek"
     BINDINGS = bindings()  # type: ignore[assignment]  # Binding is one of the allowed forms
     COMMANDS = App.COMMANDS | {ActionCommands}
@@ -63,8 +66,12 @@ class McpeekApp(SessionTabs):
         follow: bool | None = None,
         recheck_rules: bool = True,
         runs_proxy: bool = False,
+        slow: float = DEFAULT_SLOW,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__()
+        self.slow = slow  # seconds in flight after which a request is shown as slow
+        self.clock = clock  # a live capture's times are the proxy's wall clock
         self.paths = paths
         self.directory = directory
         self.follow_mode = follow  # None: follow the captures that look live
@@ -85,6 +92,7 @@ class McpeekApp(SessionTabs):
         # and timers that fire while the app shuts down find them still there.
         self.tabs = Tabs(id="sessions")
         self.flow_list = FlowList(id="flows")
+        self.flow_list.strips.slow = self.slow
         self.detail = DetailPane(id="detail")
         self.query_input = Input(id="query")
         self.status_bar = Static(id="status")
@@ -108,7 +116,7 @@ class McpeekApp(SessionTabs):
         if not self.views:
             self.status_bar.update(self.waiting_text())
             self.flow_list.placeholder = self.waiting_text()
-        self.set_interval(0.5, self.update_status)
+        self.set_interval(TICK, self.update_status)
         self.flow_list.focus()
 
     # -- loading ----------------------------------------------------------------------
@@ -281,5 +289,10 @@ class McpeekApp(SessionTabs):
         self.flow_list.focus()
 
     def update_status(self) -> None:
-        if self.current is not None:
-            self.status_bar.update(Text(self.current.status(following=self.flow_list.follow)))
+        """The status line, and the timers of the requests in flight (a live capture's)."""
+        view = self.current
+        if view is not None:
+            now = self.clock() if view.follow and not view.done else None
+            self.flow_list.tick(now)
+            status = view.status(following=self.flow_list.follow, now=now, slow=self.slow)
+            self.status_bar.update(Text(status))

@@ -3,8 +3,12 @@
 The widget never holds a widget per row. It holds an ``array`` of display
 rows (an item index shifted left by ``SUB_BITS``, plus the attempt number of
 an expanded MRTR chain's sub-row) and renders only the lines on screen in
-:meth:`FlowList.render_line`, through a small cache of rendered strips, so a
-million flows scroll as smoothly as ten.
+:meth:`FlowList.render_line`, through a small cache of rendered strips
+(:mod:`mcpeek.tui.row_strips`), so a million flows scroll as smoothly as ten.
+
+A request in flight on a live capture shows a running timer in its latency
+cell, conspicuous past ``--slow``: the app calls :meth:`FlowList.tick` with
+its clock, which redraws the in-flight rows on screen and nothing else.
 
 Follow mode keeps the cursor on the newest flow while rows arrive; moving
 the cursor up turns it off, going to the end turns it back on.
@@ -13,14 +17,10 @@ the cursor up turns it off, going to the end turns it back on.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterable
 
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
-from textual.cache import LRUCache
 from textual.events import Click
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -29,10 +29,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mcpeek.inspector.views.session import FlowItem, SessionModel
-from mcpeek.tui.rows import Columns, Layout, attempt_row, fit, flow_row
-
-SUB_BITS = 8  # up to 255 attempts of one chain shown as sub-rows
-SUB_MASK = (1 << SUB_BITS) - 1
+from mcpeek.tui import display_rows
+from mcpeek.tui.display_rows import SUB_BITS, SUB_MASK
+from mcpeek.tui.row_strips import RowStrips, in_flight_rows
+from mcpeek.tui.rows import Columns, Layout, fit
 
 
 class FlowList(ScrollView, can_focus=True):
@@ -79,12 +79,8 @@ class FlowList(ScrollView, can_focus=True):
         self.cursor = 0
         self.placeholder = Text()  # shown while there is no session (waiting for captures)
         self.columns = Columns()  # the session's widest cells (the app keeps them per capture)
-        # Rendered rows keyed by everything a row's look depends on: the session (row
-        # codes of two captures are alike), the row, its flow's version, the layout
-        # (width, column sizes), the style (cursor, focus, theme) and whether it is
-        # expanded. A key changes whenever what the row shows does, so the cache is
-        # never cleared.
-        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self.strips = RowStrips()  # draws rows, cached; holds the clock of the timers
+        self._timed: set[int] = set()  # rows drawn with a timer at the last tick
 
     # -- data --------------------------------------------------------------------
     def show(
@@ -123,28 +119,16 @@ class FlowList(ScrollView, can_focus=True):
         """Items that entered or left :attr:`matches` (already edited there): the same
         edit on the display rows, the cursor kept on its flow."""
         current = self.current_item_index
-        rows = self.rows
-        for index in left:
-            start = bisect_left(rows, index << SUB_BITS)
-            end = bisect_left(rows, (index + 1) << SUB_BITS)
-            del rows[start:end]
-        for index in entered:
-            at = bisect_left(rows, index << SUB_BITS)
-            rows[at:at] = array("Q", self._rows_of(index))
+        display_rows.patch(self.rows, entered, left, self._rows_of)
         if self.follow:
-            self.cursor = max(len(rows) - 1, 0)
+            self.cursor = max(len(self.rows) - 1, 0)
         elif current is not None:
             self.cursor = self._row_of_item(current)
         self._changed(scroll=False)
 
     def _rows_of(self, index: int) -> list[int]:
-        """The display rows of one item: its own, then its rounds if it is expanded."""
-        codes = [index << SUB_BITS]
-        if index in self.expanded and self.model is not None:
-            attempts = len(self.model.items[index].flow.attempts)
-            if attempts > 1:
-                codes += [(index << SUB_BITS) | (k + 1) for k in range(min(attempts, SUB_MASK))]
-        return codes
+        attempts = len(self.model.items[index].flow.attempts) if self.model is not None else 1
+        return display_rows.rows_of(index, attempts, index in self.expanded)
 
     def widen(self, item_indexes: Iterable[int]) -> None:
         """Size the columns to fit these rows too."""
@@ -167,16 +151,10 @@ class FlowList(ScrollView, can_focus=True):
         self.refresh()
 
     def _rebuild(self) -> None:
-        rows = array("Q", (i << SUB_BITS for i in self.matches))
-        for item_index in sorted(self.expanded, reverse=True):
-            at = bisect_left(self.matches, item_index)
-            if at < len(self.matches) and self.matches[at] == item_index:
-                rows[at : at + 1] = array("Q", self._rows_of(item_index))
-        self.rows = rows
+        self.rows = display_rows.build(self.matches, self.expanded, self._rows_of)
 
     def _row_of_item(self, item_index: int) -> int:
-        at = bisect_left(self.rows, item_index << SUB_BITS)
-        return min(at, max(len(self.rows) - 1, 0))
+        return display_rows.row_of_item(self.rows, item_index)
 
     def _changed(self, *, scroll: bool) -> None:
         self.virtual_size = Size(0, len(self.rows))  # rows fit the width: no sideways scroll
@@ -226,32 +204,31 @@ class FlowList(ScrollView, can_focus=True):
         if row >= len(self.rows) or self.model is None:
             return Strip.blank(width, self.rich_style)
         code = self.rows[row]
-        item_index = code >> SUB_BITS
-        version = self.model.items[item_index].version
         base = self.rich_style
         if row == self.cursor:
             base = base + self.get_component_rich_style("flow-list--cursor")
-        expanded = item_index in self.expanded
-        layout = self.row_layout()
-        key = (self.model, code, version, layout, base, expanded)
-        strip = self._cache.get(key)
-        if strip is None:
-            strip = self._render_row(code, layout, base, expanded)
-            self._cache[key] = strip
+        expanded = code >> SUB_BITS in self.expanded
+        strip = self.strips.strip(
+            self.model, code, self.row_layout(), base, expanded, self.app.console
+        )
         return strip.crop(scroll_x, scroll_x + width)
 
-    def _render_row(self, code: int, layout: Layout, base: Style, expanded: bool) -> Strip:
-        assert self.model is not None
-        item = self.model.items[code >> SUB_BITS]
-        sub = code & SUB_MASK
-        if sub:
-            text = attempt_row(item.flow, sub - 1, layout)
-        else:
-            text = flow_row(item, layout, expanded=expanded)
-        width = layout.width
-        segments = list(text.render(self.app.console))
-        segments = list(Segment.apply_style(segments, base))
-        return Strip(segments).extend_cell_length(width, base).crop(0, width)
+    def tick(self, now: float | None) -> None:
+        """The clock moved (``None``: the capture is not live, no timers): draw
+        again the rows on screen whose request is in flight, and those that were
+        at the last tick (one that expired meanwhile loses its timer), only those."""
+        was = self.strips.now
+        self.strips.now = now
+        if self.model is None:
+            return
+        if (was is None) != (now is None):
+            self.refresh()  # timers appear or go away
+            return
+        height = self.scrollable_content_region.height
+        timed = in_flight_rows(self.model, self.rows, self.scroll_offset.y, height)
+        for row in timed | self._timed:
+            self.refresh_line(row)
+        self._timed = timed
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # rows fit the width: ← → are the app's (the detail's tabs)

@@ -149,9 +149,10 @@ class _Batches:
     def tick(self, now: float) -> None:
         """At the end of what a followed capture holds, between polls."""
         self._interval = INTERVAL  # caught up: now updates should be prompt
-        self._flush()
+        self._drain()  # first: a request answered in this batch is not overdue
         if not self._model.ended:
             self._model.analyzer.tick(now)
+        self._flush()  # (with what the clock ended: requests now unanswered)
 
     def finish(self) -> None:
         self._drain()
@@ -169,7 +170,7 @@ class _Batches:
     def _flush(self) -> None:
         self._drain()
         model = self._model
-        if self._shown and model.records == self._seen:
+        if self._shown and model.records == self._seen and not model.changed_meanwhile:
             return  # nothing new since the last update
         self._seen = model.records
         self._progress.bytes_read = self._reader.bytes_read

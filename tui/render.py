@@ -28,9 +28,12 @@ STATUS_STYLE = {
     "pending": "yellow",
     "input_required": "bold yellow",
     "closed": "dim",
+    "by-proxy": "bold magenta",  # mcpeek answered (e.g. 502, no upstream): not the server
+    "undecoded": "magenta",  # answered in a body mcpeek could not decode (corrupt gzip)
     "orphan": "bold red",
     "notification": "blue",
 }
+SLOW_STYLE = "bold white on red"  # a request in flight past --slow: it must catch the eye
 FOLD_AT = 200  # characters of a string shown before folding
 MAX_LINES = 400  # lines of a pretty-printed body shown before capping
 MAX_CHARS = 64 * 1024  # characters of a body that is not JSON (or too big) shown before capping
@@ -48,6 +51,14 @@ def latency_text(ms: float | None) -> str:
     if ms >= 10_000:
         return f"{ms / 1000:.1f} s"
     return f"{ms:.1f} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
+def elapsed_text(seconds: float) -> str:
+    """How long a request has been in flight, in whole seconds (a running timer)."""
+    whole = max(int(seconds), 0)
+    if whole < 60:
+        return f"{whole} s"
+    return f"{whole // 60}m{whole % 60:02d}s"
 
 
 def fold_strings(value: Any, fold: int | None) -> Any:

@@ -22,7 +22,14 @@ from mcpeek.inspector.analysis import Flow
 from mcpeek.inspector.analysis.flow import Attempt
 from mcpeek.inspector.views.flowline import clock
 from mcpeek.inspector.views.session import FlowItem
-from mcpeek.tui.render import SEVERITY_STYLE, STATUS_STYLE, ids_text, latency_text
+from mcpeek.tui.render import (
+    SEVERITY_STYLE,
+    SLOW_STYLE,
+    STATUS_STYLE,
+    elapsed_text,
+    ids_text,
+    latency_text,
+)
 
 TITLES = ("#", "method  name", "id", "status", "latency", "prog")
 LEAD = 3  # the mark, the worst violation's dot, a space
@@ -126,11 +133,29 @@ def _fixed(text: str, width: int, *, right: bool = False) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
-def flow_row(item: FlowItem, layout: Layout, *, expanded: bool = False) -> Text:
+class Timer(NamedTuple):
+    """A request in flight on a live capture: whole seconds so far, and whether that
+    is past ``--slow``. Part of a row's cache key: the row is drawn again when the
+    timer shows another second or turns slow, not on every frame."""
+
+    seconds: int
+    slow: bool
+
+
+def flow_row(
+    item: FlowItem, layout: Layout, *, expanded: bool = False, timer: Timer | None = None
+) -> Text:
     """One flow as one line: mark, worst violation, number, time, direction,
-    method and name, ids, status, latency, progress count."""
+    method and name, ids, status, latency (a request in flight: its ``timer``),
+    progress count."""
     flow = item.flow
     number, _, ids, status, latency, progress = _cells(item)
+    status_style = STATUS_STYLE.get(flow.status, "")
+    latency_style = ""
+    if timer is not None:
+        latency = elapsed_text(timer.seconds)
+        latency_style = SLOW_STYLE if timer.slow else "yellow"
+        status_style = SLOW_STYLE if timer.slow else status_style
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append("▌" if item.marked else " ", "bold magenta")
     text.append("● " if item.worst else "  ", SEVERITY_STYLE.get(item.worst or "", ""))
@@ -149,8 +174,10 @@ def flow_row(item: FlowItem, layout: Layout, *, expanded: bool = False) -> Text:
     label.truncate(layout.label, overflow="ellipsis", pad=True)
     text.append_text(label)
     text.append(" " + _fixed(ids, layout.ids, right=True) + " ", "dim")
-    text.append(_fixed(status, layout.status), STATUS_STYLE.get(flow.status, ""))
-    text.append(" " + _fixed(latency, layout.latency, right=True) + " ")
+    text.append(_fixed(status, layout.status), status_style)
+    text.append(" ")
+    text.append(_fixed(latency, layout.latency, right=True), latency_style)
+    text.append(" ")
     text.append(_fixed(progress, layout.progress, right=True), "dim")
     text.truncate(layout.width, overflow="ellipsis")
     return text

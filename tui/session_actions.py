@@ -21,8 +21,9 @@ from textual.worker import get_current_worker
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.detail import DetailPane
+from mcpeek.tui.display_rows import SUB_BITS
 from mcpeek.tui.export import flow_as_json, save_capture
-from mcpeek.tui.flow_list import SUB_BITS, FlowList
+from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.screens import HelpScreen, PromptScreen, QuitScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:

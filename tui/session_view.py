@@ -82,10 +82,15 @@ class SessionView:
                     entered.append(index)
         return entered, left
 
-    def status(self, *, following: bool) -> str:
-        """The status line: file, counts, filter, loading state."""
+    def status(self, *, following: bool, now: float | None = None, slow: float = 0.0) -> str:
+        """The status line: file, counts, filter, loading state; with ``now`` (a live
+        capture's clock), the requests in flight and how many are past ``slow``."""
         model = self.model
         parts = [model.name, f"{len(model.items)} flows"]
+        in_flight = model.in_flight
+        if now is not None and len(in_flight):
+            late = in_flight.slow_count(now, slow)
+            parts.append(f"{len(in_flight)} pending" + (f" ({late} slow)" if late else ""))
         if model.proxy_url is not None and not self.done:
             parts.insert(0, f"clients → {model.proxy_url}")
         if self.filter is not None:

@@ -37,6 +37,10 @@ ORIGIN = "http:origin"
 
 
 class AnalysisListener:
+    #: Whether :meth:`on_record` also gets the answers mcpeek gave itself (its 502
+    #: for an unreachable upstream): a view shows them, the rules judge no server by them.
+    sees_proxy_answers = False
+
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         """Every record, before its message (if any) is correlated."""
 
@@ -111,8 +115,9 @@ class Analyzer:
             self.transport = record.transport
             return
         elif isinstance(record, SeqRecord):
-            if not self._answered_by_proxy(record):
-                for listener in self.listeners:
+            by_proxy = self._answered_by_proxy(record)
+            for listener in self.listeners:
+                if not by_proxy or listener.sees_proxy_answers:
                     listener.on_record(record, None)
             if isinstance(record, Http):
                 self._http(record)
@@ -269,9 +274,13 @@ class Analyzer:
         if record.phase == "response":
             session = exchange.session or _session(record.headers)
             self._release(exchange, self._conversation(session or ORIGIN))
+            if record.by_proxy and exchange.conversation is not None:
+                exchange.conversation.end_unjudged(record.x, "by-proxy")
         elif record.phase == "end":
             conversation = exchange.conversation or self._conversation(exchange.session or ORIGIN)
             self._release(exchange, conversation)
+            if record.undecoded:
+                conversation.end_unjudged(record.x, "undecoded")
             conversation.end_channel(record.x, client_closed=record.reason == "client-closed")
             del self._exchanges[record.x]
 

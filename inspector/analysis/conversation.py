@@ -361,6 +361,19 @@ class Conversation:
         flow.status = "cancelled"
         self._end(flow)
 
+    def end_unjudged(self, channel: str, status: str) -> None:
+        """End the requests HTTP exchange ``channel`` carried with ``status``, neither
+        in flight nor unanswered, so that no rule blames the server for them:
+        ``by-proxy`` (mcpeek answered itself: a 502 for an unreachable upstream, a
+        413) or ``undecoded`` (the server answered in a body mcpeek could not
+        decode: what it said is unknown)."""
+        self.channel_flows.pop(channel, None)
+        for key, (flow, attempt) in list(self.in_flight.items()):
+            if attempt.request.ch == channel and flow.status == "pending":
+                self._retire(key, flow, attempt)
+                flow.status = status
+                self._end(flow)
+
     def _alone(self, entry: Entry, status: str) -> Flow:
         flow = self._new_flow(self.key, entry.dir, entry.method)
         flow.orphan = entry

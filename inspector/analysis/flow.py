@@ -17,7 +17,10 @@ retry), ``complete``, ``error`` (a JSON-RPC error), ``tool-error`` (a
 ``tools/call`` result with ``isError: true``: the tool failed),
 ``cancelled``, ``unanswered`` (no response by the end or the timeout),
 ``closed`` (a ``subscriptions/listen`` stream still open when the connection
-ended), ``orphan`` and ``notification``.
+ended), ``by-proxy`` (mcpeek answered the HTTP request itself, e.g. 502 for an
+unreachable upstream: the server never saw it), ``undecoded`` (answered in a
+body mcpeek could not decode, such as corrupt gzip), ``orphan`` and
+``notification``.
 """
 
 from __future__ import annotations

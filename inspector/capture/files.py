@@ -10,6 +10,12 @@ before it is opened, a file owned by another user is refused, and so is a
 file that already holds data unless ``force`` is given (an empty one, such
 as ``mktemp`` makes, is taken as it is).
 
+A capture writer given ``force`` does not empty the old file at once: it
+writes a new file next to it (:func:`open_beside`) and renames it over the
+old one once its run has started, so that a server that fails to start
+leaves the old capture as it was. The old file stays locked until then, so
+no other writer takes it.
+
 The writer holds an exclusive ``flock`` on the file for its whole life, as
 SQLite does: a second writer is refused, ``force`` or not, instead of
 interleaving its records with the first one's. The lock is advisory:
@@ -22,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 import sys
 from pathlib import Path
@@ -73,11 +80,13 @@ def make_private_dirs(directory: Path) -> None:
         os.chmod(path, PRIVATE_DIR_MODE)
 
 
-def open_for_writing(path: Path, *, force: bool = False) -> int:
+def open_for_writing(path: Path, *, force: bool = False, empty: bool = True) -> int:
     """A file descriptor on ``path``, empty, mode 0600, locked for this writer alone.
 
     Raises :class:`CaptureFileError` with the reason when the file is refused,
-    ``OSError`` when the system refuses it.
+    ``OSError`` when the system refuses it. With ``force`` and not ``empty``, a
+    file that holds data is taken, locked, with its data kept (the caller writes
+    beside it, :func:`open_beside`, and replaces it later).
     """
     make_private_dirs(path.parent)
     with contextlib.suppress(FileNotFoundError):  # (a new file)
@@ -98,7 +107,8 @@ def open_for_writing(path: Path, *, force: bool = False) -> int:
                 raise CaptureFileError(
                     f"{path} already exists; add --force to overwrite it, or name another file"
                 )
-            os.ftruncate(fd, 0)
+            if empty:
+                os.ftruncate(fd, 0)
         if info.st_mode & 0o777 != PRIVATE_FILE_MODE and hasattr(os, "fchmod"):
             os.fchmod(fd, PRIVATE_FILE_MODE)  # an existing file, made with another mode
         if O_NONBLOCK:
@@ -107,6 +117,31 @@ def open_for_writing(path: Path, *, force: bool = False) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def open_beside(path: Path) -> tuple[int, Path]:
+    """A new, empty, private and locked file in ``path``'s directory, named after it
+    and hidden (``.NAME.PID.RANDOM.new``): the capture that is to replace ``path``
+    (``os.replace``, atomic on one file system). Created with ``O_EXCL``: never a
+    file or link that was there."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    while True:
+        beside = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
+        try:
+            fd = os.open(beside, flags, PRIVATE_FILE_MODE)
+        except FileExistsError:  # (a clash of random names: take another)
+            continue
+        break
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, PRIVATE_FILE_MODE)  # the umask can take bits away: set it exactly
+        _lock(fd, beside)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(beside)
+        raise
+    return fd, beside
 
 
 def write_all(fd: int, data: bytes) -> None:

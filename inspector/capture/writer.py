@@ -15,6 +15,7 @@ How the file is opened (0600, no symlinks, one writer): :mod:`.files`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
@@ -24,7 +25,7 @@ from pathlib import Path
 import msgspec
 
 from mcpeek.inspector import __version__
-from mcpeek.inspector.capture.files import open_for_writing, write_all
+from mcpeek.inspector.capture.files import open_beside, open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
 from mcpeek.inspector.records import Header, Http, SeqRecord, store_header_bytes
@@ -71,7 +72,21 @@ class CaptureWriter:
         force: bool = False,
     ) -> None:
         self.path = Path(path)
-        self._fd = open_for_writing(self.path, force=force)
+        fd = open_for_writing(self.path, force=force, empty=False)
+        # --force on a file that holds data: the old capture stays (locked, as it
+        # is) until the run has started (:meth:`commit`); until then the records
+        # go to a new file beside it, which then takes its name.
+        self._replaced: int | None = None
+        self._beside: Path | None = None
+        if os.fstat(fd).st_size:
+            try:
+                self._fd, self._beside = open_beside(self.path)
+            except BaseException:
+                os.close(fd)
+                raise
+            self._replaced = fd
+        else:
+            self._fd = fd
         self._encoder = msgspec.json.Encoder()
         self._next_seq = 1
         self.error: OSError | None = None
@@ -87,6 +102,25 @@ class CaptureWriter:
             redaction=self._redactor.info() if self._redactor is not None else None,
         )
         self._write_out(self._encoder.encode(self.header) + b"\n")
+
+    @property
+    def writing_path(self) -> Path:
+        """The file the records go to now: :attr:`path`, or the file beside it that
+        will replace it (a reader that opens it keeps reading it once renamed)."""
+        return self._beside or self.path
+
+    def commit(self) -> None:
+        """The run has started: the capture takes its name, replacing the file that
+        held data (``--force``). Nothing to do otherwise, or a second time."""
+        if self._beside is None:
+            return
+        beside, self._beside = self._beside, None
+        try:
+            os.replace(beside, self.path)
+        finally:
+            if self._replaced is not None:
+                os.close(self._replaced)  # its lock goes with it: the name is ours now
+                self._replaced = None
 
     @property
     def record_count(self) -> int:
@@ -142,6 +176,12 @@ class CaptureWriter:
         file)."""
         if self.closed:
             return
+        if self._beside is not None:  # the old capture was never replaced: it stays
+            with contextlib.suppress(OSError):
+                os.unlink(self._beside)
+            self._beside = None
+            self._close_files()
+            return
         try:
             mine = os.fstat(self._fd)
             found = os.lstat(self.path)
@@ -152,10 +192,20 @@ class CaptureWriter:
         self.close()
 
     def close(self) -> None:
-        """Close the file, which releases its lock."""
+        """Close the file, which releases its lock (a run that ends without a
+        :meth:`commit` did run: its capture replaces the old one now)."""
         if self.closed:
             return
+        try:
+            self.commit()
+        finally:
+            self._close_files()
+
+    def _close_files(self) -> None:
         self.closed = True
+        if self._replaced is not None:
+            os.close(self._replaced)
+            self._replaced = None
         os.close(self._fd)
 
     def __enter__(self) -> CaptureWriter:

@@ -8,9 +8,12 @@ parser, ``--help`` and the docs are built from one place.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 from typing import ClassVar
+
+from mcpeek.inspector.views.in_flight import DEFAULT_SLOW
 
 
 class UsageError(Exception):
@@ -31,6 +34,25 @@ def refuse_overwriting(output: Path | None, source: Path) -> None:
             f"-w {output} is the capture being read ({source}); writing would erase it: "
             "name another file"
         )
+
+
+def add_slow_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--slow SECONDS``, the same on every command that shows requests in flight."""
+    parser.add_argument(
+        "--slow",
+        type=float,
+        default=DEFAULT_SLOW,
+        metavar="SECONDS",
+        help=f"{what} a request still unanswered after this long (default: {DEFAULT_SLOW:g})",
+    )
+
+
+def slow_seconds(args: argparse.Namespace) -> float:
+    """The ``--slow`` of ``args``, refused (exit 2) unless a finite number above 0."""
+    slow: float = args.slow
+    if not math.isfinite(slow) or slow <= 0:
+        raise UsageError(f"--slow {slow:g}: must be a finite number of seconds above 0")
+    return slow
 
 
 class Command:

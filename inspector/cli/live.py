@@ -57,15 +57,19 @@ class LiveChecks:
         flows: bool,
         spec: str | None = None,
         recorded: Callable[[], int] | None = None,
+        slow: float | None = None,
     ) -> None:
         """``recorded`` counts the records the proxy has written (violations aside),
-        so that a worker stopped early can be told how far behind it was."""
+        so that a worker stopped early can be told how far behind it was. With
+        ``flows``, a request in flight ``slow`` seconds gets a line at once."""
         self._writer = writer
         self._say = say
         self._recorded = recorded
-        self._args = [str(writer.path)]
+        self._args = [str(writer.writing_path)]  # followed on after it is renamed
         if flows:
             self._args.append("--flows")
+            if slow is not None:
+                self._args += ["--slow", repr(slow)]
         if not checks:
             self._args.append("--no-check")
         if spec:
@@ -81,7 +85,7 @@ class LiveChecks:
     async def start(self) -> None:
         if not self.active:
             return
-        if not self._writer.path.is_file():  # e.g. /dev/full: nothing a worker can follow
+        if not self._writer.writing_path.is_file():  # e.g. /dev/full: nothing a worker can follow
             self._say("live checks need a capture file; run mcpeek lint on a saved capture")
             return
         # The worker's protocol carries the engine's findings, so it loads the rules:

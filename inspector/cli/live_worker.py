@@ -41,11 +41,12 @@ from mcpeek.inspector import gctune, memtune
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
-from mcpeek.inspector.capture.run import run_capture
+from mcpeek.inspector.capture.run import Analysis, run_capture
 from mcpeek.inspector.cli.live import DONE, STOP
 from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, WorkerLine
 from mcpeek.inspector.records import Header, Record, Violation
 from mcpeek.inspector.views.flowline import FlowPrinter
+from mcpeek.inspector.views.in_flight import DEFAULT_SLOW, InFlight, SlowCalls
 
 
 class ProxyCommands:
@@ -87,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flows", action="store_true")
     parser.add_argument("--no-check", action="store_true")
     parser.add_argument("--spec")
+    parser.add_argument("--slow", type=float, default=DEFAULT_SLOW)
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Below the relay, the client and the server: under load the analysis lags
@@ -104,7 +106,7 @@ class _ProxyTraffic:
     """The analysis, fed the proxy's traffic only: the ``violation`` records in the
     capture are the proxy's, written from our own findings."""
 
-    def __init__(self, checks: GuardedAnalyzer) -> None:
+    def __init__(self, checks: Analysis) -> None:
         self._checks = checks
         self.checked = 0  # records checked, the header and the violations aside
 
@@ -130,21 +132,25 @@ def _check(args: argparse.Namespace) -> int:
         out.flush()
 
     listeners: list[AnalysisListener] = []
+    printer: FlowPrinter | None = None
+    in_flight = InFlight()
     if args.flows:
-        listeners.append(FlowPrinter(lambda line: send(FlowLine(line))))
+        printer = FlowPrinter(lambda line: send(FlowLine(line)))
+        listeners += [printer, in_flight]
     if not args.no_check:
         from mcpeek.rules.engine import RuleEngine
 
         listeners.append(RuleEngine(lambda v: send(Found(v)), spec=args.spec))
     proxy = ProxyCommands()
     threading.Thread(target=proxy.listen, args=(sys.stdin.buffer,), daemon=True).start()
-    traffic = _ProxyTraffic(
-        GuardedAnalyzer(
-            Analyzer(listeners),
-            "the live checks",
-            "they go on, run mcpeek lint on the capture to check it again",
-        )
+    checks: Analysis = GuardedAnalyzer(
+        Analyzer(listeners),
+        "the live checks",
+        "they go on, run mcpeek lint on the capture to check it again",
     )
+    if printer is not None:  # flow lines: a hung call gets one while it hangs
+        checks = SlowCalls(checks, in_flight, args.slow, printer.slow)
+    traffic = _ProxyTraffic(checks)
     send(Ready())
     try:
         # Following ends when the proxy says "done" (after the end is read) or

@@ -35,6 +35,8 @@ STATUSES = (
     "cancelled",
     "unanswered",
     "closed",
+    "by-proxy",
+    "undecoded",
     "orphan",
     "notification",
 )

@@ -72,6 +72,7 @@ class _Body:
 
     def store_wire(self, record: Http) -> None:
         store_body(record, b"".join(self.wire), total=self.wire_size)
+        record.undecoded = True  # what it said is unknown: no rule may guess
 
 
 class ResponseRecorder(_Body):

@@ -81,6 +81,7 @@ class StdioRelay:
         stdin_fd: int = 0,
         stdout_fd: int = 1,
         on_tap_error: Callable[[BaseException], None] | None = None,
+        on_spawned: Callable[[], None] | None = None,  # the run has started (-w --force)
     ) -> None:
         self.command = list(command)
         self.tap = tap
@@ -89,6 +90,7 @@ class StdioRelay:
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
         self.on_tap_error = on_tap_error
+        self.on_spawned = on_spawned
         self.lifecycle = StdioLifecycle(grace)
         self.client_in: Any = None
         self.server_out: Any = None
@@ -246,6 +248,8 @@ class StdioRelay:
             return SPAWN_FAILED
         self._process = transport
         self.spawned = True
+        if self.on_spawned is not None:
+            self.on_spawned()
         try:
             return await self._relay(transport)
         except BaseException:

@@ -9,15 +9,19 @@ and compare each live flow with its recording
 (:func:`~mcpeek.inspector.replay.replay_report.compare_flow`).
 
 :func:`replay_flows` is the API for re-running a few flows of a capture
-file (``mcpeek replay --flow``, the viewer's re-run key, the MCP server's
-``replay_flow`` tool)::
+file (the viewer's re-run key, the MCP server's ``replay_flow`` tool;
+``mcpeek replay --flow`` runs the same two steps,
+:func:`~mcpeek.inspector.replay.replay_select.select_flows` then :func:`run_plan`)::
 
     outcome = replay_flows("cap.jsonl", [5], ReplayTarget(command=["python", "server.py"]))
     outcome.same                      # every selected flow answered as recorded
     for report in outcome.reports:    # one FlowReport per selected flow
-        print(report.number, report.same, [d.pointer for d in report.differences])
+        print(report.number, report.same, [d.path for d in report.differences])
 
-It raises :class:`~mcpeek.inspector.replay.replay.ReplayError` when the
+It runs an event loop of its own (``asyncio.run``): from async code (an MCP
+tool handler), call it in a thread, ``await asyncio.to_thread(replay_flows, ...)``,
+as the viewer does from its worker thread. It raises
+:class:`~mcpeek.inspector.replay.replay.ReplayError` when the
 server cannot be started or reached or went away before answering anything,
 :class:`~mcpeek.inspector.replay.replay_select.SelectionError` for a flow
 that is no client request, and ``CaptureError`` for a capture that cannot be
@@ -33,9 +37,10 @@ from pathlib import Path
 
 from mcpeek.inspector.analysis import AnalysisListener
 from mcpeek.inspector.capture.writer import CaptureWriter
+from mcpeek.inspector.loaded import load
 from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.credentials import CredentialPolicy, recorded_origin
-from mcpeek.inspector.replay.replay import Replayer, ReplayError
+from mcpeek.inspector.replay.replay import LiveFlow, Replayer, ReplayError
 from mcpeek.inspector.replay.replay_http import HttpTransport
 from mcpeek.inspector.replay.replay_plan import ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_report import FlowReport, compare_flow
@@ -72,6 +77,7 @@ class ReplayTarget:
 @dataclass
 class ReplayOutcome:
     reports: list[FlowReport]  # one per compared flow, in plan order
+    live: list[LiveFlow]  # what the live server answered, the same flows in the same order
     notes: list[str]  # what the user should know that is no difference
     tape: Tape  # the live session's records: .direction() tells a violation's side
     closed: str | None = None  # how the live server went away mid-replay, if it did
@@ -115,9 +121,12 @@ def run_plan(
             )
         closed = went_away(transport, replayer.closed_reason)
         notes.append(f"{closed} during the replay")
+    for flow in plan.support:  # not compared, but a failed handshake explains the rest
+        support = compare_flow(replayer.flows[flow.number], (), timeout, closed)
+        notes += [f"the handshake, flow {flow.number} {flow.method}: {p}" for p in support.problems]
     reports = [compare_flow(flow, ignore, timeout, closed) for flow in live]
     path = writer.path if writer is not None else None
-    return ReplayOutcome(reports, notes, tape, closed, path)
+    return ReplayOutcome(reports, live, notes, tape, closed, path)
 
 
 def replay_flows(
@@ -134,9 +143,7 @@ def replay_flows(
     them), with the handshake they need, to ``target``, and compare the live answers
     with the recorded ones. ``write``: a new file for the live session's capture (never
     the capture replayed; refused with ``CaptureFileError`` if it holds data)."""
-    from mcpeek import inspector
-
-    loaded = inspector.load(capture)
+    loaded = load(capture)
     plan = build_plan(loaded.records, loaded.flows, loaded.header.transport)
     if flows is not None:
         plan = select_flows(plan, flows, loaded.flows)

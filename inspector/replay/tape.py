@@ -84,6 +84,7 @@ class Tape:
         if self.writer is not None and self.error is None:
             try:
                 self.writer.write(record)  # numbers it
+                self.writer.commit()  # a record: the session has started (-w --force)
             except OSError as exc:  # the session goes on; the capture ends here
                 self.error = f"cannot write the capture {self.writer.path}: {exc}"
                 record.seq = self._seq + 1  # from here on, the tape numbers

@@ -30,6 +30,12 @@ class FlowJson(msgspec.Struct, omit_defaults=False):
     late: bool
 
 
+class SlowJson(FlowJson):
+    """A request still in flight past ``--slow``: its flow so far, and for how long."""
+
+    pending_ms: float
+
+
 def flow_json(flow: Flow) -> FlowJson:
     latency = flow.latency_ms
     return FlowJson(
@@ -117,7 +123,18 @@ def flow_text(flow: Flow) -> str:
 
 
 #: The statuses a flow is printed with; a message added to such a flow came after its line.
-ENDED = frozenset({"complete", "tool-error", "error", "cancelled", "unanswered", "closed"})
+ENDED = frozenset(
+    {
+        "complete",
+        "tool-error",
+        "error",
+        "cancelled",
+        "unanswered",
+        "closed",
+        "by-proxy",
+        "undecoded",
+    }
+)
 
 
 class FlowPrinter(AnalysisListener):
@@ -147,6 +164,16 @@ class FlowPrinter(AnalysisListener):
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         self.count += 1
         self._print(flow, "")
+
+    def slow(self, flow: Flow, elapsed: float) -> None:
+        """``flow``'s request has been in flight ``elapsed`` seconds, past ``--slow``:
+        one line now (the flow gets its usual line when it ends)."""
+        if self._json:
+            so_far = msgspec.structs.asdict(flow_json(flow))
+            line = SlowJson(**so_far, pending_ms=round(elapsed * 1000, 3))
+            self._write(self._encoder.encode(line).decode())
+        else:
+            self._write(f"{flow_text(flow)}  (slow: no answer after {elapsed:.1f} s)")
 
     def _print(self, flow: Flow, note: str) -> None:
         if self._json:

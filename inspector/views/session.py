@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.views.in_flight import InFlight
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -77,9 +78,12 @@ class Changes:
 
 
 class SessionModel(AnalysisListener):
+    sees_proxy_answers = True  # the Http tab shows mcpeek's own 502 of a by-proxy flow
+
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
-        self.analyzer = Analyzer([self], timeout=timeout, keep_flows=True)
+        self.in_flight = InFlight()  # the requests not answered yet: timers, counts
+        self.analyzer = Analyzer([self, self.in_flight], timeout=timeout, keep_flows=True)
         self.items: list[FlowItem] = []
         self.findings: list[Violation] = []
         self.header: Header | None = None
@@ -148,6 +152,7 @@ class SessionModel(AnalysisListener):
         row = self.row_of_flow(flow.number)
         if row is not None:
             self.items[row].version += 1
+            self._changed.append(row)  # ended by the clock (unanswered): no message told
             self._changed.append(row)
 
     # -- violations -----------------------------------------------------------------
@@ -192,6 +197,11 @@ class SessionModel(AnalysisListener):
         if 0 <= row < len(items) and items[row].flow.number == number:
             return row
         return self._row_of_flow.get(number)
+
+    @property
+    def changed_meanwhile(self) -> bool:
+        """Rows changed without a record read (the clock ended requests)."""
+        return bool(self._changed)
 
     # -- reading (UI thread) ----------------------------------------------------------
     def take_changes(self) -> Changes:

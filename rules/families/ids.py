@@ -52,6 +52,7 @@ class IdNull(Rule):
         self._credits: dict[tuple[str, str], int] = {}
         self._batch_seq = -1
         self._no_request: Lru[str, None] = Lru(MAX_KEYS)  # GET/DELETE exchanges
+        self._undecoded: Lru[str, None] = Lru(MAX_KEYS)  # exchanges of an undecodable request
 
     def _grant(self, ctx: MessageContext) -> None:
         key = (ctx.conversation.key, ctx.entry.dir)
@@ -99,6 +100,8 @@ class IdNull(Rule):
             ]
         if absent or entry.ch in self._no_request:
             return None  # an error the server sent on its own: no request, no id to echo
+        if entry.ch in self._undecoded:
+            return None  # it answers a body mcpeek could not decode: its id is unknown
         other = "c2s" if entry.dir == "s2c" else "s2c"
         key = (ctx.conversation.key, other)
         credits = self._credits.get(key, 0)
@@ -113,9 +116,15 @@ class IdNull(Rule):
         ]
 
     def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
-        """Remember the HTTP exchanges that carry no JSON-RPC request (GET, DELETE)."""
-        if isinstance(record, Http) and record.phase == "request" and record.method != "POST":
-            self._no_request.put(record.x, None)
+        """Remember the HTTP exchanges that carry no JSON-RPC request (GET, DELETE),
+        and those whose request body mcpeek could not decode (``undecoded``: the
+        message in it, and its id, are unknown here, so a null-id error answering it
+        may be right)."""
+        if isinstance(record, Http) and record.phase == "request":
+            if record.method != "POST":
+                self._no_request.put(record.x, None)
+            elif record.undecoded:
+                self._undecoded.put(record.x, None)
         return None
 
     def on_conversation_end(self, conversation: Conversation) -> Findings:

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
+HOLD_POLL_S = 0.05  # how often a held get_weather looks for its release file
 
-def add_common(server: MCPServer, name: str) -> None:
+
+def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -> None:
     """Register add, count (with progress), get_weather, the greet prompt and
-    the mcpeek://hello resource (whose text names the server)."""
+    the mcpeek://hello resource (whose text names the server).
+
+    With ``hold_weather``, get_weather answers only once that file exists: a call
+    that stays in flight for as long as a test wants (a hung call, on cue)."""
 
     @server.tool()
     def add(a: int, b: int) -> int:
@@ -22,8 +30,10 @@ def add_common(server: MCPServer, name: str) -> None:
         return f"counted {n}"
 
     @server.tool()
-    def get_weather(city: str) -> str:
+    async def get_weather(city: str) -> str:
         """Return a (fake) weather report for a city."""
+        while hold_weather is not None and not hold_weather.exists():
+            await anyio.sleep(HOLD_POLL_S)
         return f"Sunny in {city}"
 
     @server.prompt()

@@ -17,7 +17,8 @@ Offered:
 
 * tool ``add(a: int, b: int) -> int``  (structured output ``{"result": a+b}``)
 * tool ``count(n: int) -> str``         (reports progress n times, returns "counted n")
-* tool ``get_weather(city: str) -> str`` ("Sunny in <city>")
+* tool ``get_weather(city: str) -> str`` ("Sunny in <city>"); with
+  ``--hold-weather FILE`` it answers only once FILE exists (a hung call on cue)
 * prompt ``greet(name: str)`` and resource ``mcpeek://hello``
 
 stdout carries protocol only; a single line ``sdk_server: ready`` goes to stderr.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from common_tools import add_common
 from mcp.server.mcpserver import MCPServer
@@ -36,15 +38,16 @@ from mcp.server.mcpserver import MCPServer
 server: MCPServer = MCPServer(name="mcpeek-sdk-server", version="0.1.0", log_level="WARNING")
 
 
-add_common(server, "sdk_server")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--era", choices=["auto"], default="auto", help="only 'auto' (dual era) is available"
     )
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--hold-weather", type=Path, metavar="FILE", help="get_weather waits for FILE to exist"
+    )
+    args = parser.parse_args(argv)
+    add_common(server, "sdk_server", hold_weather=args.hold_weather)
     print("sdk_server: ready", file=sys.stderr, flush=True)
     server.run("stdio")
     return 0

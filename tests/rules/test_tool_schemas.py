@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
-import time
 import urllib.request
 from typing import Any
 
 import pytest
 
 from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.families._toolschema.bounds import MAX_STEPS
 from mcpeek.rules.families.tool_schemas import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
@@ -160,7 +161,7 @@ def test_external_ref_is_never_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
     assert attempts
 
 
-def test_a_deeply_nested_schema_is_refused_quickly() -> None:
+def test_a_deeply_nested_schema_is_refused_quickly(monkeypatch: pytest.MonkeyPatch) -> None:
     depth = 150  # 300 JSON levels: far beyond the bound, still decodable
     schema = '{"type":"object","properties":{"a":' * depth + '{"type":"string"}' + "}}" * depth
     tool = '{"name":"deep","inputSchema":{"type":"object"},"outputSchema":' + schema + "}"
@@ -178,9 +179,17 @@ def test_a_deeply_nested_schema_is_refused_quickly() -> None:
         f'"structuredContent":{instance}}}}}',
         "s2c",
     )
-    started = time.perf_counter()
+    compiled: list[object] = []
+    compile_schema = SchemaChecker._compile
+    monkeypatch.setattr(
+        SchemaChecker,
+        "_compile",
+        lambda self, schema: compiled.append(schema) or compile_schema(self, schema),
+    )
     assert found(b.records, "tools.output-schema") == []  # refused: no finding
-    assert time.perf_counter() - started < 5.0
+    # The deep output schema was refused by its bounds before anything compiled or
+    # walked it (the small inputSchema is compiled, as usual).
+    assert compiled and all(schema == {"type": "object"} for schema in compiled)
 
 
 class _Visited(dict[str, Any]):
@@ -216,10 +225,9 @@ def test_a_ref_fan_out_stops_at_the_step_budget() -> None:
         defs[f"d{i}"] = {"anyOf": [{**nxt, "minimum": 1}, {**nxt, "maximum": -1}]}
     schema = {"$defs": defs, "$ref": "#/$defs/d0"}
     checker = SchemaChecker()
-    started = time.perf_counter()
     assert checker.check("c", "bomb", schema, 0, "structuredContent") is None
-    assert time.perf_counter() - started < 3.0
-    assert checker.skipped[("c", "bomb", "budget")].startswith("more than")
+    # Given up at the step budget (2**40 paths would never end): the event that says so.
+    assert checker.skipped[("c", "bomb", "budget")] == f"more than {MAX_STEPS} steps"
     ok = checker.check(
         "c", "small", {"type": "array", "items": {"type": "integer"}}, [1] * 500, "x"
     )
@@ -236,7 +244,7 @@ def test_validators_are_cached_per_conversation_tool_and_schema() -> None:
     assert checker.validator("other", "t", schema) is not first
 
 
-def test_risky_patterns_are_not_matched() -> None:
+def test_risky_patterns_are_not_matched(monkeypatch: pytest.MonkeyPatch) -> None:
     assert risky_regex("(a+)+$")
     assert risky_regex("^(a|aa)*$")
     assert risky_regex("((ab)*c)+")
@@ -245,12 +253,22 @@ def test_risky_patterns_are_not_matched() -> None:
     assert not risky_regex(r"\(a+\)+")
     checker = SchemaChecker()
     schema = {"type": "string", "pattern": "^(a+)+$"}
-    started = time.perf_counter()
+    searched: list[str] = []  # the patterns a regex engine was run with
+    search = re.search
+
+    def spy(pattern: str, *args: Any, **kwargs: Any) -> Any:
+        searched.append(pattern)
+        if pattern == "^(a+)+$":  # run, it would hang: fail at once instead
+            raise AssertionError("the risky pattern was run")
+        return search(pattern, *args, **kwargs)
+
+    monkeypatch.setattr(re, "search", spy)
     outcome = checker.check("c", "t", schema, "a" * 40 + "!", "x")
     assert outcome is not None and outcome.errors == []
-    assert time.perf_counter() - started < 1.0
+    assert "^(a+)+$" not in searched  # skipped, never run: 2**40 backtracking steps
     plain = checker.check("c", "u", {"type": "string", "pattern": "^[0-9]+$"}, "12a", "x")
     assert plain is not None and plain.errors == ["x: '12a' does not match '^[0-9]+$'"]
+    assert "^[0-9]+$" in searched  # (a safe one is run: the count above can see)
 
 
 def test_without_jsonschema_the_schema_rules_do_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

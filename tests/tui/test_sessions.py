@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcpeek.tui.app import McpeekApp
-from mcpeek.tui.flow_list import SUB_BITS, FlowList
+from mcpeek.tui.display_rows import SUB_BITS
+from mcpeek.tui.flow_list import FlowList
 from tests.tui.conftest import busy_capture, wait_for, wait_loaded
 
 SIZE = (120, 36)

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.cli.urls import check_http_url, without_password
@@ -122,10 +122,12 @@ class HttpCommand(Command):
             help="close a connection that has not sent a complete request head in this "
             f"time (default: {DEFAULT_HEADER_TIMEOUT:g})",
         )
+        add_slow_option(parser, "make conspicuous in the viewer (--no-tui: print a line for)")
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
 
     def run(self, args: argparse.Namespace) -> int:
+        slow = slow_seconds(args)
         try:
             host, port = parse_listen(args.listen)
         except ValueError as exc:
@@ -153,7 +155,11 @@ class HttpCommand(Command):
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)
         live = LiveChecks(
-            writer, console.say, checks=not args.no_check, flows=not (args.quiet or tui)
+            writer,
+            console.say,
+            checks=not args.no_check,
+            flows=not (args.quiet or tui),
+            slow=slow,
         )
 
         internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
@@ -173,7 +179,7 @@ class HttpCommand(Command):
                 if stop is None:
                     asyncio.run(proxy())
                 else:
-                    asyncio.run(_with_viewer(proxy(), stop, ready, path))
+                    asyncio.run(_with_viewer(proxy(), stop, ready, path, slow))
         except OSError as exc:
             if not ready.is_set():
                 writer.discard()  # it never listened: no capture to keep
@@ -224,6 +230,7 @@ async def _serve(
         shown_host = f"[{host}]" if ":" in host else host
         relay.public_origin = f"http://{shown_host}:{actual}"
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
+        recorder.writer.commit()  # listening: the run has started (-w --force replaces now)
         target_path = urlsplit(upstream).path or "/"
         console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
         ready.set()
@@ -239,6 +246,7 @@ async def _with_viewer(
     stop: asyncio.Event,
     ready: asyncio.Event,
     path: Path,
+    slow: float,
 ) -> None:
     """Run the proxy and, once it listens, the viewer on its capture; quitting
     the viewer stops the proxy (a proxy that fails ends the viewer)."""
@@ -250,7 +258,7 @@ async def _with_viewer(
     if task.done():
         waiter.cancel()
         return task.result()  # raises what stopped the proxy from starting
-    app = McpeekApp([path], follow=True, recheck_rules=False, runs_proxy=True)
+    app = McpeekApp([path], follow=True, recheck_rules=False, runs_proxy=True, slow=slow)
     task.add_done_callback(lambda _: app.exit())
     await app.run_async()
     stop.set()

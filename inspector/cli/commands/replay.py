@@ -34,8 +34,6 @@ from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 from mcpeek.inspector.cli.urls import check_http_url
 
 if TYPE_CHECKING:
-    from mcpeek.inspector.loaded import Capture
-    from mcpeek.inspector.records import Violation
     from mcpeek.inspector.replay.replay_plan import ReplayPlan
     from mcpeek.inspector.replay.replay_report import FlowReport
     from mcpeek.rules.engine import Reported
@@ -106,48 +104,11 @@ class ReplayCommand(Command):
         if not plan.flows:
             raise UsageError(f"{args.file}: the capture has no client request to replay")
         if args.flow or args.filter is not None:
-            plan = _selected(args, plan, capture)
+            from mcpeek.inspector.cli.flow_selection import selected_plan
+
+            plan = selected_plan(args.file, plan, capture, args.flow, args.filter)
         recorded = recorded_origin(capture.header.transport, capture.header.target)
         return _Session(args, plan, ignore, headers, command, recorded).run()
-
-
-def _selected(args: argparse.Namespace, plan: ReplayPlan, capture: Capture) -> ReplayPlan:
-    """The plan cut down to the ``--flow`` numbers and the ``--filter`` matches."""
-    from mcpeek.inspector.filters import FilterError, compile_filter
-    from mcpeek.inspector.replay.replay_select import (
-        SelectionError,
-        matching_flows,
-        replayable,
-        select_flows,
-    )
-
-    numbers = set(args.flow)
-    if args.filter is not None:
-        try:
-            flt = compile_filter(args.filter)
-        except FilterError as exc:
-            raise UsageError(f"--filter: {exc}") from None
-        matched = matching_flows(capture.flows, flt, _findings(args.file))
-        # a filter picks among what can be re-sent (a notification it matches is not)
-        numbers |= {n for n in matched if n in replayable(plan)}
-        if not numbers:
-            raise UsageError(f"--filter {args.filter!r} matches no client request of {args.file}")
-    try:
-        return select_flows(plan, numbers, capture.flows)
-    except SelectionError as exc:
-        raise UsageError(f"--flow: {exc}") from None
-
-
-def _findings(path: Path) -> list[Violation]:
-    """What ``lint`` finds in the capture (as the viewer re-checks it), for ``~v`` and ``~r``."""
-    from mcpeek.inspector.analysis import Analyzer
-    from mcpeek.inspector.capture.reader import CaptureReader
-    from mcpeek.inspector.capture.run import run_capture
-    from mcpeek.rules.engine import RuleEngine
-
-    found: list[Reported] = []
-    run_capture(CaptureReader(path), Analyzer([RuleEngine(found.append)]))
-    return [reported.record() for reported in found]
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:

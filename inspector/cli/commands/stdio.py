@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
 from mcpeek.inspector.paths import default_capture_path
@@ -72,6 +72,7 @@ class StdioCommand(Command):
             default=[],
             help="also print on stderr: 'flows', one line per flow as it ends",
         )
+        add_slow_option(parser, "with --log flows, print a line at once for")
         parser.add_argument(
             "--no-check",
             action="store_true",
@@ -96,6 +97,7 @@ class StdioCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
+        slow = slow_seconds(args)
         command = list(args.server_command)
         if command and command[0] == "--":
             command = command[1:]
@@ -126,6 +128,7 @@ class StdioCommand(Command):
             checks=not args.no_check,
             flows="flows" in args.log,
             recorded=lambda: recorder.recorded,
+            slow=slow,
         )
         tap = StdioTap(recorder.emit)
         relay = StdioRelay(
@@ -134,6 +137,7 @@ class StdioCommand(Command):
             console,
             grace=args.grace,
             on_tap_error=internal_error,
+            on_spawned=writer.commit,
         )
         console.say(f"recording to {path}")
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC

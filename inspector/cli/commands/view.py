@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.paths import capture_dir
 
 
@@ -49,8 +49,10 @@ class ViewCommand(Command):
             action="store_true",
             help="show the violations stored by the proxy; do not re-run the rules",
         )
+        add_slow_option(parser, "in a live capture, make conspicuous")
 
     def run(self, args: argparse.Namespace) -> int:
+        slow = slow_seconds(args)
         directory = None
         for path in args.files:
             _check_readable(path)
@@ -65,6 +67,7 @@ class ViewCommand(Command):
             directory=directory,
             follow=args.follow,
             recheck_rules=not args.no_recheck,
+            slow=slow,
         )
         app.run()
         return 0

@@ -157,3 +157,28 @@ def test_discard_leaves_a_file_that_took_the_name_since(tmp_path: Path) -> None:
     path.write_text("someone else's\n")
     started.discard()
     assert path.read_text() == "someone else's\n"
+
+
+def test_force_writes_beside_the_old_capture_until_the_run_starts(tmp_path: Path) -> None:
+    path = tmp_path / "cap.jsonl"
+    path.write_bytes(b"old capture\n")
+    first = writer(path, force=True)
+    beside = first.writing_path
+    assert beside != path and beside.parent == tmp_path and beside.name.startswith(".cap.jsonl.")
+    assert path.read_bytes() == b"old capture\n"  # not emptied at once
+    assert stat.S_IMODE(beside.stat().st_mode) == 0o600
+    with pytest.raises(CaptureFileError, match="being written by another mcpeek"):
+        writer(path, force=True)  # the old file stays locked meanwhile
+    first.commit()
+    assert first.writing_path == path and not beside.exists()
+    assert path.read_bytes().startswith(b'{"k":"header"')
+    first.close()
+
+
+def test_a_run_that_never_started_leaves_the_old_capture(tmp_path: Path) -> None:
+    path = tmp_path / "cap.jsonl"
+    path.write_bytes(b"old capture\n")
+    writer(path, force=True).discard()
+    assert path.read_bytes() == b"old capture\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["cap.jsonl"]
+    writer(path, force=True).close()  # and the lock went with it

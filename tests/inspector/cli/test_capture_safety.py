@@ -196,3 +196,44 @@ def test_serve_that_cannot_listen_leaves_no_capture(tmp_path: Path) -> None:
         proc = mcpeek(["serve", str(CAPTURE), "--listen", f"127.0.0.1:{port}", "-w", "FILE"], path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert not path.exists()
+
+
+def _failed_starts(port: int) -> dict[str, list[str]]:
+    """Each -w command with --force, in a run that cannot start."""
+    listen = ["--listen", f"127.0.0.1:{port}"]
+    http = ["http", "--upstream", "http://127.0.0.1:1/mcp", *listen, "--no-tui"]
+    return {
+        "stdio": ["stdio", "--force", "-w", "FILE", "--", "/no/such/server"],
+        "http": [*http, "--force", "-w", "FILE"],
+        "serve": ["serve", str(CAPTURE), *listen, "--force", "-w", "FILE"],
+        "replay": ["replay", str(CAPTURE), "--force", "-w", "FILE", "--", "/no/such/server"],
+    }
+
+
+@pytest.mark.parametrize("command", ["stdio", "http", "serve", "replay"])
+def test_force_keeps_the_old_capture_when_the_run_fails_to_start(
+    command: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o600)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        proc = mcpeek(_failed_starts(taken.getsockname()[1])[command], path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert path.read_bytes() == old  # the run never started: the old capture stays
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]  # nothing left beside
+
+
+def test_force_replaces_the_capture_once_the_run_started(tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_bytes(CAPTURE.read_bytes())
+    path.chmod(0o644)
+    proc = mcpeek(["stdio", "--force", "-w", "FILE", "--", *QUIET_SERVER], path)
+    assert proc.returncode == 0, proc.stderr
+    header, _, _ = read_records(path)
+    assert header.target == [str(w) for w in QUIET_SERVER]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,25 @@ def test_a_request_left_unanswered_is_reported_while_the_worker_follows(tmp_path
         worker.wait(timeout=60)
     assert said[0] == Ready()
     assert isinstance(said[1], Found) and said[1].violation.rule == "request.unanswered"
+
+
+def test_flow_lines_tell_of_a_call_in_flight_past_slow(tmp_path: Path) -> None:
+    # What `mcpeek stdio --log flows --slow 1` prints: a line for the hung call while
+    # it hangs (the request was sent 10 s ago, by the clock the worker reads).
+    b = RecordBuilder(start=time.time() - 10)
+    b.request("tools/call", {"name": "hang", "arguments": {}}, id=1)
+    path = b.save(tmp_path / "hung.jsonl")
+    worker = [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)]
+    proc = subprocess.run(
+        [*worker, "--flows", "--no-check", "--slow", "1"],
+        input=live.DONE.decode(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    said = [decoder().decode(line) for line in proc.stdout.splitlines()]
+    lines = [s.line for s in said if isinstance(s, FlowLine)]
+    slow = [line for line in lines if "(slow: no answer after" in line]
+    assert len(slow) == 1 and "tools/call hang" in slow[0] and "← pending" in slow[0], lines
+    assert lines.index(slow[0]) < len(lines) - 1  # and then its end (unanswered) after it

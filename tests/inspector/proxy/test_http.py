@@ -11,10 +11,14 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from mcpeek.inspector.analysis import AnalysisListener, Conversation, Flow
+from mcpeek.inspector.analysis.analyzer import analyze
 from mcpeek.inspector.capture import CaptureWriter, read_records
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
-from mcpeek.inspector.records import Event, Http, SeqRecord, header_bytes
+from mcpeek.inspector.records import Event, Header, Http, SeqRecord, header_bytes
+from mcpeek.inspector.views.session import SessionModel
+from mcpeek.rules.testing import lint_records
 from tests.inspector.proxy.http_harness import RESULT, RPC, listen
 
 
@@ -165,6 +169,14 @@ async def test_twenty_megabyte_bodies(proxied) -> None:  # type: ignore[no-untyp
     assert p.msgs("c2s") == [body] and p.msgs("s2c") == [body]
 
 
+class _Flows(AnalysisListener):
+    def __init__(self, ended: list[Flow]) -> None:
+        self.ended = ended
+
+    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
+        self.ended.append(flow)
+
+
 async def test_unreachable_upstream_gives_502(aiohttp_server, unused_tcp_port) -> None:  # type: ignore[no-untyped-def]
     records: list[SeqRecord] = []
     guard = RequestGuard(0)
@@ -182,6 +194,26 @@ async def test_unreachable_upstream_gives_502(aiohttp_server, unused_tcp_port) -
     assert any(isinstance(e, Event) and e.event == "upstream-error" for e in records)
     assert [r.reason for r in records if isinstance(r, Http) and r.phase == "end"] == [
         "upstream-error"
+    ]
+    # mcpeek answered, not the server: the call ends "by-proxy" and no rule says the
+    # server left it unanswered (it never reached the server).
+    header = Header(created="2026-12-01T00:00:00Z", transport="http", target="u", tool="t")
+    flows: list[Flow] = []
+    analyze([header, *records], _Flows(flows))
+    assert [(f.method, f.status) for f in flows] == [("tools/call", "by-proxy")]
+    rules = [r.rule for r in lint_records([header, *records])]
+    assert "request.unanswered" not in rules and rules  # the client's own findings stay
+    # The viewer shows the proxy's answer with the flow (its Http tab), the rules did not.
+    model = SessionModel("unreachable.jsonl")
+    model.feed([header, *records])
+    model.finish()
+    (item,) = model.items
+    assert item.flow.status == "by-proxy"
+    (x,) = model.exchanges
+    assert [(r.phase, r.status) for r in model.exchanges[x]] == [
+        ("request", None),
+        ("response", 502),
+        ("end", None),
     ]
 
 
@@ -495,3 +527,51 @@ async def test_header_bytes_that_are_not_utf8_pass_and_are_recorded(  # type: ig
         ("set-cookie", b"b=2"),
         ("content-length", b"2"),
     ]
+
+
+HEADER = Header(created="2026-12-01T00:00:00Z", transport="http", target="u", tool="t")
+ACCEPT_BOTH = {"Accept": "application/json, text/event-stream"}
+
+
+async def test_a_request_body_mcpeek_cannot_decode_blames_no_server(proxied) -> None:  # type: ignore[no-untyped-def]
+    # The client's gzip is corrupt (a bad CRC): mcpeek cannot read the message, so
+    # the server's null-id parse error answers a message whose id nobody here read.
+    async def upstream(request: web.Request) -> web.Response:
+        error = {"code": -32700, "message": "Parse error"}
+        return web.json_response({"jsonrpc": "2.0", "id": None, "error": error}, status=400)
+
+    p = await proxied(upstream)
+    body = gzip.compress(json.dumps(RPC).encode())[:-8] + b"\0" * 8
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip", **ACCEPT_BOTH}
+    async with (
+        aiohttp.ClientSession() as client,
+        client.post(p.url + "/mcp", data=body, headers=headers) as r,
+    ):
+        assert r.status == 400 and await r.read()
+    (request,) = p.http("request")
+    assert request.undecoded and request.encoding == "gzip" and request.body_b64
+    notes = [e.message or "" for e in p.records if isinstance(e, Event) and e.event == "note"]
+    assert any("gzip body does not decode" in n for n in notes)  # said, as itself
+    rules = [r.rule for r in lint_records([HEADER, *p.records])]
+    assert "id.null" not in rules
+
+
+async def test_a_response_mcpeek_cannot_decode_is_not_unanswered(proxied) -> None:  # type: ignore[no-untyped-def]
+    truncated = gzip.compress(json.dumps(RESULT).encode())[:30]
+
+    async def upstream(request: web.Request) -> web.Response:
+        headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+        return web.Response(body=truncated, headers=headers)
+
+    p = await proxied(upstream)
+    async with (
+        aiohttp.ClientSession(auto_decompress=False) as client,
+        client.post(p.url + "/mcp", json=RPC, headers=ACCEPT_BOTH) as r,
+    ):
+        assert await r.read() == truncated  # relayed as it was
+    (end,) = p.http("end")
+    assert end.undecoded and end.body_b64
+    flows: list[Flow] = []
+    analyze([HEADER, *p.records], _Flows(flows))
+    assert [(f.method, f.status) for f in flows] == [("tools/call", "undecoded")]
+    assert "request.unanswered" not in [r.rule for r in lint_records([HEADER, *p.records])]

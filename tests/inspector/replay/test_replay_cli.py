@@ -8,7 +8,6 @@ import json
 import socket
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -192,12 +191,9 @@ def test_http_errors_end_each_flow_at_once_with_the_status(
         return 500, "text/plain", b"the tool broke"
 
     with http_server(answer) as url:
-        started = time.monotonic()
         code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
-        elapsed = time.monotonic() - started
     out = capsys.readouterr().out
     assert code == 1, out
-    assert elapsed < 4, out  # two failed calls, no timeout waited
     problem = "no live response: HTTP 500 Internal Server Error (the tool broke); recorded a result"
     assert out.count(f"  ! {problem}") == 2, out
     assert "within" not in out
@@ -210,12 +206,9 @@ def test_a_server_that_exits_mid_replay_is_named_as_the_reason(
     cap = modern_capture(tmp_path / "cap.jsonl", calls=3)
     server = tmp_path / "dies_after.py"
     server.write_text(DIES_AFTER)
-    started = time.monotonic()
     code = main(["replay", str(cap), "--no-check", "--", sys.executable, str(server), "2", "1"])
-    elapsed = time.monotonic() - started
     out = capsys.readouterr().out
     assert code == 1, out
-    assert elapsed < 8, out  # not the default 10 s timeout
     assert "note: the server exited (code 1) during the replay" in out
     assert "  ! no live response: the server exited (code 1); recorded a result" in out
     assert "  ! not sent: the server exited (code 1)" in out
@@ -250,13 +243,12 @@ def replay_quickly(
     cap: Path, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, pytest.CaptureResult[str]]:
     """Replay ``cap`` over HTTP (--timeout 5) against a server answering as recorded: its
-    exit code and output, once sure it took less than a timeout and raised nothing."""
+    exit code and output, once sure no call waited for the timeout ("within" is how a
+    timed-out call is reported) and nothing raised."""
     with http_server(answer_as_recorded) as url:
-        started = time.monotonic()
         code = main(["replay", str(cap), "--no-check", "--timeout", "5", "--url", f"{url}/mcp"])
-        elapsed = time.monotonic() - started
     captured = capsys.readouterr()
-    assert elapsed < 4, captured.out
+    assert "within" not in captured.out, captured.out
     assert "Task exception" not in captured.err and "Traceback" not in captured.err
     return code, captured
 
