@@ -150,6 +150,13 @@ def test_demo_headless(installed: Installed) -> None:
         capture.unlink(missing_ok=True)
 
 
+def test_mcp_without_the_sdk_says_what_to_install(installed: Installed) -> None:
+    proc = installed.run(installed.bin("mcpeek"), "mcp")  # the SDK is the mcp extra's
+    assert proc.returncode == 2
+    said = "mcpeek: mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'\n"
+    assert proc.stderr == said
+
+
 @pytest.mark.parametrize(
     ("capture", "code", "rules"),
     [("modern-stdio.jsonl", 0, []), ("violations.jsonl", 1, VIOLATIONS_RULES)],

@@ -14,6 +14,7 @@ from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
 
 from mcpeek.inspector import __version__
+from mcpeek.inspector.views.findings import lint_json
 from mcpeek.rules.base import SEVERITY_ORDER, Rule, listed_era
 from mcpeek.rules.engine import Reported
 
@@ -65,20 +66,7 @@ def write_text(results: Sequence[FileResult], out: TextIO) -> None:
 def write_json(results: Sequence[FileResult], out: TextIO) -> None:
     for result in results:
         for v in result.violations:
-            out.write(
-                json.dumps(
-                    {
-                        "file": result.path,
-                        "rule": v.rule,
-                        "severity": v.severity,
-                        "message": v.message,
-                        "msgs": v.msgs,
-                        "spec": v.spec,
-                    },
-                    ensure_ascii=False,
-                )
-                + "\n"
-            )
+            out.write(json.dumps(lint_json(result.path, v), ensure_ascii=False) + "\n")
 
 
 def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:

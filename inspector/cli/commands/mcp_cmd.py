@@ -1,0 +1,92 @@
+"""``mcpeek mcp [--http HOST:PORT] [--capture FILE]... [--allow-run]``: the captures, served.
+
+For assistants (Claude Desktop, an IDE, an agent): the captures of the
+capture directory and every ``--capture FILE``, offered as tools
+(list_captures, list_flows, get_flow, lint, diff_captures, explain_rule,
+replay_flow), resources (mcpeek://captures/{name}) and a prompt
+(why_did_this_call_fail).
+On stdio by default; ``--http HOST:PORT`` serves Streamable HTTP on a
+loopback address. ``replay_flow`` only runs the server a capture recorded,
+unless ``--allow-run``. See docs/assistants.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mcpeek.inspector.cli.base import Command, UsageError
+
+
+class McpCommand(Command):
+    name = "mcp"
+    order = 60
+    help = "serve the captures to an assistant, as an MCP server (stdio or --http)"
+    description = __doc__ or ""
+
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--http",
+            metavar="HOST:PORT",
+            help="serve Streamable HTTP on this loopback address (default: stdio)",
+        )
+        parser.add_argument(
+            "--capture",
+            action="append",
+            default=[],
+            type=Path,
+            metavar="FILE",
+            help="a capture file to offer besides the capture directory's (repeatable)",
+        )
+        parser.add_argument(
+            "--home",
+            type=Path,
+            metavar="DIR",
+            help="the capture directory (default: $MCPEEK_HOME or the user state dir)",
+        )
+        parser.add_argument(
+            "--allow-run",
+            action="store_true",
+            help="let replay_flow run any command or URL, not only the one a capture recorded",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        from mcpeek.inspector.paths import capture_dir
+        from mcpeek.inspector.proxy.guard import is_loopback_host, parse_listen
+
+        listen: tuple[str, int] | None = None
+        if args.http is not None:
+            try:
+                listen = parse_listen(args.http)
+            except ValueError as exc:
+                raise UsageError(str(exc).replace("--listen", "--http")) from None
+            if not is_loopback_host(listen[0]):
+                raise UsageError(f"--http {args.http}: mcpeek mcp listens on loopback only")
+        for path in args.capture:
+            if not path.is_file():
+                raise UsageError(f"--capture {path}: no such file")
+        try:
+            from mcpeek.inspector.assist.desk import Desk
+            from mcpeek.inspector.assist.rerun import Rerunner
+            from mcpeek.inspector.assist.serve import listen_socket, serve_http, serve_stdio
+            from mcpeek.inspector.assist.server import build_server
+            from mcpeek.inspector.assist.shelf import Shelf
+        except ImportError as exc:
+            if (exc.name or "").startswith("mcpeek"):
+                raise  # a fault of mcpeek's own, not a missing extra
+            raise UsageError(
+                "mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'"
+            ) from None
+        home = args.home.expanduser() if args.home is not None else capture_dir()
+        server = build_server(
+            Desk(Shelf(home, list(args.capture))), Rerunner(allow_run=args.allow_run)
+        )
+        if listen is None:
+            serve_stdio(server)
+            return 0
+        try:
+            sock = listen_socket(*listen)
+        except OSError as exc:
+            raise UsageError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
+        serve_http(server, sock)
+        return 0

@@ -1,0 +1,39 @@
+"""One violation as ``mcpeek lint --format json`` prints it, for every front end.
+
+``{"file","rule","severity","message","msgs":[seq...],"spec"}``: the CLI's
+``lint`` and the MCP server (``mcpeek mcp``) both build it here, so that an
+assistant reading the server's answer sees exactly what a script reading
+``lint --format json`` sees. It takes anything with a violation's fields: a
+capture's ``violation`` record or the rule engine's report.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class FindingFields(Protocol):
+    """What a violation holds, whichever object carries it."""
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def severity(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def msgs(self) -> list[int]: ...
+    @property
+    def spec(self) -> str: ...
+
+
+def lint_json(file: str, finding: FindingFields) -> dict[str, Any]:
+    """The ``lint --format json`` object of ``finding``, found in capture ``file``."""
+    return {
+        "file": file,
+        "rule": finding.rule,
+        "severity": finding.severity,
+        "message": finding.message,
+        "msgs": finding.msgs,
+        "spec": finding.spec,
+    }

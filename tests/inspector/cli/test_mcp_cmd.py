@@ -1,0 +1,38 @@
+"""``mcpeek mcp``'s command line: bad input is one ``mcpeek:`` line and exit 2."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.cli.main import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--http", "0.0.0.0:0"], "mcpeek: --http 0.0.0.0:0: mcpeek mcp listens on loopback only"),
+        (["--http", "example.com:80"], "mcpeek: --http example.com:80: mcpeek mcp listens on"),
+        (["--http", "127.0.0.1:http"], "mcpeek: --http '127.0.0.1:http': expected HOST:PORT"),
+        (["--capture", "no/such.jsonl"], "mcpeek: --capture no/such.jsonl: no such file"),
+    ],
+)
+def test_bad_options(argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(said) and len(err.splitlines()) == 1
+
+
+def test_without_the_sdk_it_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # An import of a submodule already loaded would not look at its parent: forget them.
+    loaded = [m for m in sys.modules if m.startswith(("mcpeek.inspector.assist", "mcp.", "mcp_"))]
+    for name in loaded:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "mcp", None)  # what an install without the extra has
+    assert main(["mcp", "--home", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == "mcpeek: mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'\n"
