@@ -73,6 +73,10 @@ class Rule:
     #: and methods (for a response, its request's method). ``None``: all.
     kinds: ClassVar[frozenset[str] | None] = None
     methods: ClassVar[frozenset[str] | None] = None
+    #: The eras (``modern``, ``legacy``, ``None`` while unknown) whose messages
+    #: ``on_message`` wants, for a rule whose ``era`` must stay ``None`` because its
+    #: other hooks see records of any era (or none yet). ``None``: every era.
+    message_eras: ClassVar[frozenset[str | None] | None] = None
     #: Kind → the one direction (``c2s``/``s2c``) whose messages of that kind
     #: ``on_message`` wants; kinds not listed come from both sides.
     directions: ClassVar[Mapping[str, str]] = {}

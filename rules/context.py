@@ -14,6 +14,7 @@ per message).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -201,20 +202,23 @@ class RequestMemo:
 
     Keyed by seq, with the record they came from: a request whose bytes the
     Analyzer has forgotten (a late answer) is read from what is left, as before.
+    Both tables forget their oldest entry first: an ``OrderedDict`` does that in
+    constant time, where a dict's first live key is found by a scan past every
+    slot deleted before it (a few µs a message once the limit is reached).
     """
 
     LIMIT = 4096
 
     def __init__(self) -> None:
-        self._params: dict[int, tuple[Msg, Any]] = {}
-        self._accepted: dict[int, str] = {}  # seq → the era the gate accepted it in
+        self._params: OrderedDict[int, tuple[Msg, Any]] = OrderedDict()
+        self._accepted: OrderedDict[int, str] = OrderedDict()  # seq → the era it was accepted in
 
     def accepted(self, seq: int, era: str) -> None:
         """The conformance gate accepted the request ``seq`` (in ``era``)."""
         accepted = self._accepted
         accepted[seq] = era
         if len(accepted) > self.LIMIT:
-            del accepted[next(iter(accepted))]
+            accepted.popitem(last=False)
 
     def accepted_in(self, seq: int) -> str | None:
         return self._accepted.get(seq)
@@ -230,7 +234,7 @@ class RequestMemo:
         memo = self._params
         memo[ctx.seq] = (ctx.entry.record, params)
         if len(memo) > self.LIMIT:
-            del memo[next(iter(memo))]
+            memo.popitem(last=False)
 
 
 _MISSING = object()

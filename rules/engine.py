@@ -1,11 +1,11 @@
 """The rule engine: every registered rule, run over the Analyzer's events.
 
 :class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It
-instantiates each rule once, calls the hooks a rule overrides (and, for
-``on_message``, only on the kinds, methods and directions it asked for, from
-tables built once per combination), gates era rules
-on the conversation's era (or the one ``--spec`` forces), and hands every
-violation to ``report``. A rule that raises becomes an
+instantiates each rule once, calls the hooks a rule overrides only on what
+it asked for (the tables of :mod:`mcpeek.rules.dispatch`, built once per
+combination), gates era rules on the conversation's era (or the one
+``--spec`` forces), and hands every violation, as a
+:class:`~mcpeek.rules.reported.Reported`, to ``report``. A rule that raises becomes an
 ``inspector.rule-crashed`` violation on that message; the other rules and
 the traffic go on.
 
@@ -23,62 +23,31 @@ builds one, so every rule test doubles as a test of the gate.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Http, Msg, Record, Violation
+from mcpeek.inspector.records import Http, Msg, Record
 from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
+from mcpeek.rules.dispatch import ANY_ERA, Dispatch
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
+from mcpeek.rules.reported import (
+    CRASH_SPEC,
+    GATE_UNSOUND,
+    RULE_CRASHED,
+    Reported,
+    excerpt,
+    flag_line,
+    shown_id,
+)
 from mcpeek.rules.spec_links import spec_for
 
-RULE_CRASHED = "inspector.rule-crashed"
-GATE_UNSOUND = "inspector.gate-unsound"
-CRASH_SPEC = ""  # an internal finding: no spec section to point at
-EXCERPT = 240
-SHOWN_ID_BRACKETS = 100  # an id (a JSON array or object) with more is not carried in reports
-
-
-class Reported(msgspec.Struct):
-    """A violation as the engine reports it: the one shape a finding has until it is
-    written down. It carries the capture's ``violation`` record (:meth:`record`) plus
-    the context ``lint``, the live flags and the pytest plugin print; the live-checks
-    worker sends it as it is, and the viewer and the proxy keep its :meth:`record`.
-    """
-
-    rule: str
-    severity: str
-    msgs: list[int]
-    message: str
-    spec: str
-    era: str | None = None
-    method: str | None = None
-    msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
-    excerpt: str = ""
-    conversation: str = ""
-
-    def record(self) -> Violation:
-        """The capture's ``violation`` record of this finding (the context stays out:
-        the capture holds the messages it came from)."""
-        return Violation(
-            rule=self.rule,
-            severity=self.severity,
-            msgs=self.msgs,
-            message=self.message,
-            spec=self.spec,
-        )
-
-
-class _Dispatch(NamedTuple):
-    """The rules for one kind of message: all of them, and those left when the gate
-    accepts it (``None``: no rule of these is gated, so the gate is not asked)."""
-
-    every: list[Rule]
-    ungated: list[Rule] | None
+# The report shape lives in mcpeek.rules.reported; importers of the engine get it here too.
+__all__ = ["GATE_UNSOUND", "RULE_CRASHED", "Reported", "RuleEngine", "flag_line", "version_era"]
 
 
 def version_era(version: str | None) -> str | None:
@@ -104,23 +73,11 @@ class RuleEngine(AnalysisListener):
         chosen = rules if rules is not None else catalog().values()
         self.rules = [cls() for cls in chosen if cls.id not in ignored]
         self._decoder = MessageDecoder()
-        self._message_rules = [r for r in self.rules if _overrides(r, "on_message")]
-        self._flow_rules = [r for r in self.rules if _overrides(r, "on_flow_end")]
-        self._record_rules = [r for r in self.rules if _overrides(r, "on_record")]
-        self._end_rules = [r for r in self.rules if _overrides(r, "on_conversation_end")]
-        # Dispatch tables, filled on first use: the rules that want a message of that
-        # (kind, method, era, transport, direction), a flow's or conversation's end in
-        # that era, a record of that type (and channel).
-        self._dispatch: dict[
-            tuple[str, str | None, str | None, str, str, str | None], _Dispatch
-        ] = {}
-        self._flow_dispatch: dict[tuple[str | None, str | None], list[Rule]] = {}
-        self._end_dispatch: dict[str | None, list[Rule]] = {}
-        self._record_dispatch: dict[tuple[type, bool], list[Rule]] = {}
+        # gate off: every rule on every message (what the verifying twin compares with)
+        self._index = Dispatch(self.rules, gate=gate)
         self._current_flow: Flow | None = None  # the flow of the hook being run
         self._requests = RequestMemo()
         self._gate = Gate()
-        self._use_gate = gate  # off: every rule on every message (to compare with)
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
@@ -131,10 +88,11 @@ class RuleEngine(AnalysisListener):
         method = entry.method if entry.method is not None else flow.method
         version = self.spec or conversation.protocol_version
         key = (entry.kind, method, era, conversation.transport, entry.dir, version)
-        dispatch = self._dispatch.get(key)
+        dispatch = self._index.message.get(key)
         if dispatch is None:
-            dispatch = self._dispatch[key] = self._message_rules_for(*key)
-        self._held.release(conversation, self.report)
+            dispatch = self._index.message_rules(key)
+        if self._held.held:
+            self._held.release(conversation, self.report)
         rules = dispatch.every
         if not rules:
             return
@@ -163,77 +121,53 @@ class RuleEngine(AnalysisListener):
         if entry.kind == "request":
             self._requests.note(ctx)
 
-    def _message_rules_for(
-        self,
-        kind: str,
-        method: str | None,
-        era: str | None,
-        transport: str,
-        direction: str,
-        version: str | None,
-    ) -> _Dispatch:
-        every = [
-            r
-            for r in self._message_rules
-            if _applies(r, era, version)
-            and (r.transport is None or r.transport == transport)
-            and (r.kinds is None or kind in r.kinds)
-            and (r.methods is None or method in r.methods)
-            and r.directions.get(kind, direction) == direction
-        ]
-        ungated = [r for r in every if kind not in r.gated]
-        gated = len(ungated) < len(every) and self._use_gate and Gate.may_accept(kind, era)
-        return _Dispatch(every, ungated if gated else None)
-
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         version = self.spec or conversation.protocol_version
-        rules = self._flow_dispatch.get((era, version))
+        rules = self._index.flow_end.get((era, version))
         if rules is None:
-            rules = self._flow_dispatch[(era, version)] = [
-                r for r in self._flow_rules if _applies(r, era, version)
-            ]
+            rules = self._index.flow_end_rules(era, version)
         if not rules:
             return
         self._current_flow = flow
         entries = flow.entries  # built once for all the rules
-        last = entries[-1].seq if entries else 0
-        for rule in rules:
-            self._run(
-                rule, rule.on_flow_end, (flow, conversation), conversation, entries, fallback=last
-            )
+        for rule in rules:  # (as _run does, inline: every flow)
+            try:
+                findings = rule.on_flow_end(flow, conversation)
+                if findings is not None:
+                    for finding in findings:
+                        self._emit(rule, finding, conversation, entries)
+            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
+                self._crashed(rule, exc, conversation, entries[-1].seq if entries else 0)
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
-        # A message on stdio means nothing to the rules of HTTP exchanges.
         on_stdio = isinstance(record, Msg) and record.ch == "stdio"
-        wanting = self._record_dispatch.get((kind, on_stdio))
-        if wanting is None:
-            wanting = self._record_dispatch[(kind, on_stdio)] = [
-                r
-                for r in self._record_rules
-                if (r.record_types is None or kind in r.record_types)
-                and not (on_stdio and r.transport == "http")
-            ]
-        if not wanting:
-            return
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
-        era = self._forced_era or (conversation.era if conversation is not None else None)
-        seq = getattr(record, "seq", 0)
+        era = ANY_ERA if conversation is None else self._forced_era or conversation.era
+        key = (kind, on_stdio, era)
+        wanting = self._index.record.get(key)
+        if wanting is None:
+            wanting = self._index.record_rules(key)
+        if not wanting:
+            return
         self._record = record
-        for rule in wanting:
-            if conversation is None or _applies(rule, era):
-                self._run(
-                    rule, rule.on_record, (record, conversation), conversation, [], fallback=seq
-                )
+        for rule in wanting:  # (as _run does, inline: every record)
+            try:
+                findings = rule.on_record(record, conversation)
+                if findings is not None:
+                    for finding in findings:
+                        self._emit(rule, finding, conversation, [])
+            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
+                self._crashed(rule, exc, conversation, getattr(record, "seq", 0))
         self._record = None
 
     def on_conversation_end(self, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
-        rules = self._end_dispatch.get(era)
-        if rules is None:  # (ends run in every version: they drop the rules' state)
-            rules = self._end_dispatch[era] = [r for r in self._end_rules if _applies(r, era)]
+        rules = self._index.conversation_end.get(era)
+        if rules is None:
+            rules = self._index.conversation_end_rules(era)
         for rule in rules:
             self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
         self._held.drop(conversation)  # the server never showed it is modern
@@ -275,18 +209,18 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id = "", None, None
+        shown, method, msg_id = "", None, None
         direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
             for entry in entries:
                 if entry.seq == offending:
-                    excerpt = _excerpt(entry)
+                    shown = excerpt(entry)
                     method = entry.method
                     current = self._current_flow
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
-                    msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
+                    msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
                     break
         reported = Reported(
             rule=rule.id,
@@ -297,7 +231,7 @@ class RuleEngine(AnalysisListener):
             era=conversation.era if conversation is not None else None,
             method=method,
             msg_id=msg_id,
-            excerpt=excerpt,
+            excerpt=shown,
             conversation=conversation.key if conversation is not None else "",
         )
         if (
@@ -333,40 +267,3 @@ class RuleEngine(AnalysisListener):
                 if isinstance(record, Http):
                     return {"request": "c2s", "response": "s2c"}.get(record.phase)
         return None
-
-
-def flag_line(v: Reported) -> str:
-    """The one-line live flag: ``ERROR rule method id N: message  <spec>``."""
-    parts = [v.severity.upper(), v.rule]
-    if v.method:
-        parts.append(v.method)
-    if v.msg_id is not None:
-        parts.append(f"id {msgspec.json.encode(v.msg_id).decode()}")
-    line = " ".join(parts) + f": {v.message}"
-    return f"{line}  {v.spec}" if v.spec else line
-
-
-def _overrides(rule: Rule, hook: str) -> bool:
-    return getattr(type(rule), hook) is not getattr(Rule, hook)
-
-
-def _applies(rule: Rule, era: str | None, version: str | None = None) -> bool:
-    if rule.since is not None and version is not None and version < rule.since:
-        return False  # the version predates what the rule enforces
-    return rule.era is None or rule.era == era
-
-
-def _shown_id(value: Any) -> Any:
-    """The id a report carries: one nested too deep for an encoder to write is left out."""
-    if not isinstance(value, (list, dict)):
-        return value
-    try:
-        text = msgspec.json.encode(value)
-    except RecursionError:
-        return None
-    return value if text.count(b"[") + text.count(b"{") <= SHOWN_ID_BRACKETS else None
-
-
-def _excerpt(entry: Entry) -> str:
-    text = entry.wire().decode("utf-8", "replace")
-    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"

@@ -26,7 +26,9 @@ class ServerEraHold:
     """Per-engine: the reports held per conversation key (both levels bounded)."""
 
     def __init__(self) -> None:
-        self._held: Lru[str, list[Any]] = Lru(MAX_CONVERSATIONS)
+        #: conversation key → the reports held (empty most of the time: the engine
+        #: looks here before it calls :meth:`release`)
+        self.held: Lru[str, list[Any]] = Lru(MAX_CONVERSATIONS)
 
     @staticmethod
     def waits(conversation: Conversation | None) -> bool:
@@ -34,21 +36,21 @@ class ServerEraHold:
         return conversation is not None and conversation.declared.server_modern is None
 
     def hold(self, conversation: Conversation, report: Any) -> None:
-        held = self._held.get(conversation.key)
+        held = self.held.get(conversation.key)
         if held is None:
             held = []
-            self._held.put(conversation.key, held)
+            self.held.put(conversation.key, held)
         held.append(report)
         if len(held) > HELD_LIMIT:
             del held[0]
 
     def release(self, conversation: Conversation, emit: Callable[[Any], None]) -> None:
         """Report what was held once the server has shown it is modern."""
-        if not self._held or conversation.declared.server_modern is None:
+        if not self.held or conversation.declared.server_modern is None:
             return
-        held = self._held.pop(conversation.key, None)
+        held = self.held.pop(conversation.key, None)
         for report in held or ():
             emit(report)
 
     def drop(self, conversation: Conversation) -> None:
-        self._held.pop(conversation.key, None)
+        self.held.pop(conversation.key, None)

@@ -14,26 +14,23 @@ request, and a notification that several requests could own (a cancellation
 POSTed on its own, progress on a shared stream) is tied to one only when
 exactly one fits; otherwise it is ``ambiguous`` and the rules stay silent.
 
-Memory stays bounded by what is in flight: answered and cancelled requests
-are remembered in a bounded window (to pair duplicates and late answers),
-and a flow that has ended is handed out (``ended``) and forgotten.
+The tables of what is in flight, and their bounded memory of what just ended,
+are :class:`~mcpeek.inspector.analysis.pending.Pending`'s; a flow that has
+ended is handed out (``ended``) and forgotten.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
 
 from mcpeek.inspector.analysis.era import Declared
 from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
 from mcpeek.inspector.analysis.logs import TaskOwners, log_owner
-from mcpeek.inspector.analysis.origin import exchange_request, shared_progress, shared_target
+from mcpeek.inspector.analysis.origin import exchange_request
 from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek, PeekEnvelope, ResultPeek, id_key
+from mcpeek.inspector.analysis.pending import Pending
+from mcpeek.inspector.analysis.retry import overdue_retries, retry_target
 
-MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
-RECENT_LIMIT = 4096
-QUEUE_LIMIT = 64  # requests waiting behind one in-flight id
 OTHER_SIDE = {"c2s": "s2c", "s2c": "c2s"}
 #: The status of a notification that one of several requests of a sessionless origin
 #: may own: an observer cannot tell which, so the rules say nothing about it.
@@ -50,20 +47,19 @@ class Conversation:
         self.declared = Declared()
         self._new_flow = new_flow
         self._ended = ended
-        self.in_flight: dict[tuple[Any, ...], tuple[Flow, Attempt]] = {}
-        # requests whose id a newer request reused while they were in flight
-        self.queued: dict[tuple[Any, ...], list[tuple[Flow, Attempt]]] = {}
-        # answered, cancelled or overdue requests, still pairable for a while
-        self.recent: OrderedDict[tuple[Any, ...], tuple[Flow, Attempt]] = OrderedDict()
-        self.progress: dict[Any, Flow] = {}
-        self.recent_progress: OrderedDict[Any, Flow] = OrderedDict()
-        self.subscriptions: dict[Any, Flow] = {}
+        self.shared_origin = key == "http:origin"
+        self.pending = Pending(shared_origin=self.shared_origin)
+        # The pending tables under the names the rules read them by (the same dicts).
+        self.in_flight = self.pending.in_flight
+        self.recent = self.pending.recent
+        self.progress = self.pending.progress
+        self.recent_progress = self.pending.recent_progress
+        self.subscriptions = self.pending.subscriptions
         self.tasks = TaskOwners()
         self.awaiting_retry: list[Flow] = []
         self.channel_flows: dict[str, Flow] = {}
         self.message_count = 0
         self.closed = False
-        self.shared_origin = key == "http:origin"
 
     @property
     def era(self) -> str | None:
@@ -92,7 +88,7 @@ class Conversation:
         method = entry.method
         if sender == "c2s":
             era = self.declared.on_client_request(entry.seq, method, params)
-            flow = self._retry_target(entry, params) if self.awaiting_retry else None
+            flow = retry_target(self.awaiting_retry, entry, params) if self.awaiting_retry else None
         else:
             era = self.declared.era
             flow = None  # only a client request retries
@@ -117,63 +113,17 @@ class Conversation:
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
                 attempt.progress_token = (sender, id_key(meta.progress_token))
-                self.progress[self._progress_key(attempt.progress_token, entry.ch)] = flow
-        key = self._key(sender, entry.id, entry.ch)
-        earlier = self.in_flight.pop(key, None)
-        if earlier is not None:
-            # The same id while the first is still in flight (id.reused): both may be
-            # answered. The next answer goes to the newer request (a client that gave
-            # up on an ignored probe and reused its id waits for the newer one); the
-            # older waits behind it, and is in flight again once it is answered.
-            queue = self.queued.setdefault(key, [])
-            queue.append(earlier)
-            if len(queue) > QUEUE_LIMIT:  # bounded: the oldest waiting one gives up
-                dropped, _ = queue.pop(0)
-                dropped.status = "unanswered"
-                self._end(dropped)
-        self.in_flight[key] = (flow, attempt)  # inserted last: expiry relies on order
+                self.progress[self.pending.progress_key(attempt.progress_token, entry.ch)] = flow
+        dropped = self.pending.add(self.pending.key(sender, entry.id, entry.ch), (flow, attempt))
+        if dropped is not None:  # it waited behind too many reuses of its id
+            dropped.status = "unanswered"
+            self._end(dropped)
         if method == "subscriptions/listen":
             self.subscriptions[id_key(entry.id)] = flow
         if sender == "c2s" and self.transport == "http":
             self.channel_flows[entry.ch] = flow
         entry.flow = flow.number
         return flow
-
-    def _key(self, requester: str, msg_id: Any, channel: str) -> tuple[Any, ...]:
-        """How a request is found again. Modern HTTP traffic of one origin may come
-        from several clients with the same ids; each answer comes back on its own
-        exchange, so there the exchange is part of the key."""
-        kind = type(msg_id)  # id_key() of the usual ids, without the call
-        key = msg_id if kind is int or kind is str else id_key(msg_id)
-        if self.shared_origin and requester == "c2s":
-            return (requester, key, channel)
-        return (requester, key)
-
-    def _retry_target(self, entry: Entry, params: ParamsPeek) -> Flow | None:
-        """The ``input_required`` flow this client request retries, if it is a retry
-        (asked only while some flow awaits its retry)."""
-        if entry.method not in MRTR_METHODS or (
-            params.request_state is UNSET and params.input_responses is UNSET
-        ):
-            return None
-        target = params.uri if entry.method == "resources/read" else params.name
-        same = [
-            f
-            for f in self.awaiting_retry
-            if f.method == entry.method and f.name == (target if isinstance(target, str) else None)
-        ]
-        if not same:
-            return None
-        if params.request_state is not UNSET:
-            for flow in same:
-                if flow.attempts[-1].issued_state == params.request_state:
-                    return flow
-        if isinstance(params.input_responses, dict):
-            keys = tuple(sorted(params.input_responses))
-            for flow in same:
-                if flow.attempts[-1].input_request_keys == keys:
-                    return flow
-        return same[0]
 
     def _notification(self, entry: Entry, params: ParamsPeek) -> Flow:
         method = entry.method
@@ -182,11 +132,7 @@ class Conversation:
             self.declared.on_server_notification(entry.seq, method, params)
         if method == "notifications/progress":
             token = (OTHER_SIDE.get(entry.dir, ""), id_key(params.progress_token))
-            if self.shared_origin:
-                flow, known = shared_progress(self.progress, self.recent_progress, token, entry.ch)
-            else:
-                flow = self.progress.get(token) or self.recent_progress.get(token)
-                known = flow is not None
+            flow, known = self.pending.progress_flow(token, entry.ch)
             if flow is not None:
                 flow.progress_count += 1
             elif known:
@@ -202,45 +148,19 @@ class Conversation:
         if flow is None and entry.dir == "s2c" and self.transport == "http":
             flow = self.channel_flows.get(entry.ch)
         if flow is None and method == "notifications/message" and entry.dir == "s2c":
-            flow = log_owner(params, self.in_flight.items(), self.tasks, self._requested_token)
+            owner = self.pending.requested_token
+            flow = log_owner(params, self.in_flight.items(), self.tasks, owner)
         if flow is None:
             return self._alone(entry, "notification")
         flow.notifications.append(entry)
         entry.flow = flow.number
         return flow
 
-    def _progress_key(self, token: tuple[Any, ...], channel: str) -> tuple[Any, ...]:
-        """Several clients of a sessionless origin may pick the same token: there a
-        token is one exchange's (its progress comes on that exchange's stream)."""
-        return (*token, channel) if self.shared_origin else token
-
-    def _requested_token(self, token: Any) -> Flow | None:
-        """The client request that gave this progress token (still or lately running)."""
-        key = ("c2s", id_key(token))
-        return self.progress.get(key) or self.recent_progress.get(key)
-
     def _cancel(self, entry: Entry, params: ParamsPeek) -> Flow:
-        target_key = id_key(params.request_id)
-        target = (entry.dir, target_key)
-        if self.shared_origin and entry.dir == "c2s":
-            shared = shared_target(self.in_flight, self.recent, target)
-            if shared is None:
-                return self._alone(entry, AMBIGUOUS)
-            target = shared
-        found = self.in_flight.get(target)
-        earlier = None if found is not None else self.recent.get(target)
-        if found is None and earlier is None:
-            # A server tearing down the client's listen stream (before or after its result)
-            other = (OTHER_SIDE.get(entry.dir, ""), target_key)
-            for table in (self.in_flight, self.recent):
-                hit = table.get(other)
-                if hit is not None and hit[0].method == "subscriptions/listen":
-                    target = other
-                    if table is self.in_flight:
-                        found = hit
-                    else:
-                        earlier = hit
-                    break
+        named = self.pending.cancel_target(entry.dir, params.request_id)
+        if named is None:
+            return self._alone(entry, AMBIGUOUS)
+        target, found, earlier = named
         if found is None:
             if earlier is None:
                 return self._alone(entry, "notification")
@@ -248,20 +168,20 @@ class Conversation:
             flow.cancel = flow.cancel or entry
             entry.flow = flow.number
             return flow
-        flow, attempt = found
+        flow = found[0]
         flow.cancel = entry
         entry.flow = flow.number
-        self._retire(target, flow, attempt)
+        self.pending.retire(target, found)
         if not flow.timed_out:
             flow.status = "cancelled"
             self._end(flow)
         return flow
 
     def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
-        key = self._key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
+        key = self.pending.key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
         if (entry.id is None or entry.id is UNSET) and self.transport == "http":
             key = exchange_request(self.in_flight, entry) or key
-        found = self.in_flight.pop(key, None)
+        found = self.pending.answered(key)
         if found is None:
             earlier = self.recent.get(key)
             if earlier is None or entry.id is None:
@@ -279,10 +199,6 @@ class Conversation:
         flow, attempt = found
         attempt.response = entry
         entry.flow = flow.number
-        self._next_in_line(key)
-        self.recent[key] = found
-        if len(self.recent) > RECENT_LIMIT:  # one in, one out: the window stays bounded
-            self.recent.popitem(last=False)
         self._settle(flow, attempt, entry, parts)
         return flow
 
@@ -313,35 +229,9 @@ class Conversation:
             flow.status = "tool-error" if failed_tool else "complete"
         self._end(flow)
 
-    def _next_in_line(self, key: tuple[Any, ...]) -> None:
-        """The request whose id a newer one reused is in flight again (newest first)."""
-        queue = self.queued.get(key)
-        if queue:
-            self.in_flight[key] = queue.pop()
-            if not queue:
-                del self.queued[key]
-
-    def _retire(self, key: tuple[Any, ...], flow: Flow, attempt: Attempt) -> None:
-        self.in_flight.pop(key, None)
-        self._next_in_line(key)
-        self.recent[key] = (flow, attempt)
-        if len(self.recent) > RECENT_LIMIT:
-            self.recent.popitem(last=False)
-
     def _end(self, flow: Flow) -> None:
         """Hand an ended flow out; keep only a bounded memory of its tokens."""
-        for attempt in flow.attempts:
-            token = attempt.progress_token
-            if token is UNSET:
-                continue
-            token = self._progress_key(token, attempt.request.ch)
-            if self.progress.get(token) is flow:
-                del self.progress[token]
-                self.recent_progress[token] = flow
-                if len(self.recent_progress) > RECENT_LIMIT:
-                    self.recent_progress.popitem(last=False)
-        if flow.method == "subscriptions/listen" and flow.attempts:
-            self.subscriptions.pop(id_key(flow.attempts[0].request.id), None)
+        self.pending.ended(flow)
         self._ended(flow)
 
     def end_channel(self, channel: str, *, client_closed: bool = False) -> None:
@@ -355,9 +245,9 @@ class Conversation:
             return
         if self.declared.era != "modern":
             return  # 2025-11-25: a disconnect SHOULD NOT be read as a cancellation
-        for key, (owner, attempt) in list(self.in_flight.items()):
-            if owner is flow:
-                self._retire(key, flow, attempt)
+        for key, request in list(self.in_flight.items()):
+            if request[0] is flow:
+                self.pending.retire(key, request)
         flow.status = "cancelled"
         self._end(flow)
 
@@ -386,23 +276,19 @@ class Conversation:
     # -- time and endings ---------------------------------------------------------
     def expire(self, now: float, timeout: float) -> None:
         """Declare unanswered what waited longer than ``timeout`` (still pairable later)."""
-        for key, (flow, attempt) in list(self.in_flight.items()):
+        for key, request in list(self.in_flight.items()):
+            flow, attempt = request
             if attempt.request.t + timeout > now:
                 break  # insertion order: the rest are younger
             if flow.method == "subscriptions/listen":
                 continue
             flow.timed_out = True
             flow.status = "unanswered"
-            self._retire(key, flow, attempt)
+            self.pending.retire(key, request)
             self._end(flow)
-        # A retry waits for a person (an elicitation, a sampling review): give
-        # chains ten times the request timeout, at least 10 minutes.
-        retry_window = max(timeout * 10, 600.0)
-        for flow in list(self.awaiting_retry):
-            response = flow.attempts[-1].response
-            if response is not None and response.t + retry_window <= now:
-                self.awaiting_retry.remove(flow)
-                self._end(flow)
+        for flow in overdue_retries(self.awaiting_retry, now, timeout):
+            self.awaiting_retry.remove(flow)
+            self._end(flow)
 
     def close(self) -> None:
         """The connection ended: whatever is still open ends now."""
@@ -410,9 +296,10 @@ class Conversation:
             return
         self.closed = True
         while self.in_flight:  # (a retired request lets the next with its id in)
-            key, (flow, attempt) = next(iter(self.in_flight.items()))
+            key, request = next(iter(self.in_flight.items()))
+            flow = request[0]
             flow.status = "closed" if flow.method == "subscriptions/listen" else "unanswered"
-            self._retire(key, flow, attempt)
+            self.pending.retire(key, request)
             self._end(flow)
         for flow in self.awaiting_retry:
             self._end(flow)

@@ -78,14 +78,10 @@ class ModernServerRule(Rule):
     finding on a server's message."""
 
     era = "modern"
-    kinds = RESPONSES
-    directions: ClassVar[Mapping[str, str]] = {"result": "s2c", "error": "s2c"}
-    #: The check finds nothing on a result the conformance gate accepted.
-    silent_when_conformant: ClassVar[bool] = False
+    kinds = frozenset({"result"})
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.kind != "result" or (ctx.conformant and self.silent_when_conformant):
-            return None
         if not server_response(ctx):
             return None
         finding = self.check(ctx)

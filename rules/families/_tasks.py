@@ -90,13 +90,13 @@ FINAL = ("completed", "failed")  # terminal statuses; leaving "cancelled" is can
 
 
 class TaskRule(Rule):
-    """Base of the tasks rules: from 2025-11-25 on, and never in a modern conversation."""
+    """Base of the tasks rules: from 2025-11-25 on, and never in a modern conversation
+    (2026-07-28 has no core tasks: version.removed-method says so)."""
 
     since = SINCE
+    message_eras = frozenset({"legacy", None})
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.era == "modern":
-            return None  # 2026-07-28 has no core tasks (version.removed-method says so)
         return self.judge(ctx)
 
     def judge(self, ctx: MessageContext) -> Findings:

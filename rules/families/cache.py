@@ -20,7 +20,7 @@ from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
 from mcpeek.rules.families._messages import id_text, is_complete, shown
-from mcpeek.rules.families._server import request_cursor
+from mcpeek.rules.families._server import may_hold, request_cursor
 
 CACHING = f"{MODERN_SPEC}/server/utilities/caching"
 
@@ -102,6 +102,16 @@ class CacheScopeChanged(Rule):
         )
 
     def on_message(self, ctx: MessageContext) -> Findings:
+        if (
+            ctx.conformant
+            and not may_hold(ctx.entry.record, '"nextCursor"')
+            and not isinstance(request_cursor(ctx), str)
+        ):
+            # A result the gate accepted is complete; one with no nextCursor that
+            # answers a first page neither continues a chain nor starts one, so
+            # there is nothing to decode (the state is touched as below).
+            self._chains(ctx.conversation)
+            return None
         result = ctx.result
         method = ctx.method
         if ctx.entry.dir != "s2c" or not is_complete(result) or method is None:

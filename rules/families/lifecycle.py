@@ -218,6 +218,7 @@ class LifecycleVersionMismatch(Rule):
     spec = f"{LIFECYCLE}#version-negotiation"
     kinds = frozenset({"request", "result", "error"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c", "error": "s2c"}
+    message_eras = frozenset({"legacy"})  # (its HTTP records come before any era)
 
     record_types = frozenset({Http})
 
@@ -240,8 +241,6 @@ class LifecycleVersionMismatch(Rule):
         return None
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        if ctx.era != self.catalog_era:
-            return None
         key = ctx.conversation.key
         method = ctx.method
         if ctx.kind == "request":

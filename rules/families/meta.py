@@ -109,12 +109,9 @@ class ServerInfoMissing(ModernServerRule):
     severity = "warning"
     summary = "a result without `io.modelcontextprotocol/serverInfo`"
     spec = f"{BASIC}#meta"
-
-    silent_when_conformant = True  # the gate's model of a modern result needs serverInfo
+    gated = frozenset({"result"})  # the gate's model of a modern result needs serverInfo
 
     def check(self, ctx: MessageContext) -> Finding | None:
-        if ctx.conformant:
-            return None
         result = ctx.result
         meta = result.get("_meta") if isinstance(result, dict) else None
         if isinstance(meta, dict) and meta.get(SERVER_INFO) is not None:

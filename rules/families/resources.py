@@ -162,9 +162,11 @@ class ResourcesEmptyNotFound(Rule):
     def _not_found(self, ctx: MessageContext) -> Findings:
         """A not-found error for a URI the server earlier read as empty: that read was wrong."""
         known = self._known.peek(ctx.conversation)
+        if known is None or not known.empty_reads:
+            return None  # no empty read to blame: the error need not be decoded
         error = ctx.error
         code = error.get("code") if isinstance(error, dict) else None
-        if known is None or not known.empty_reads or code not in NOT_FOUND:
+        if code not in NOT_FOUND:
             return None
         uri = request_params(ctx).get("uri")
         earlier = known.empty_reads.pop(uri, None) if isinstance(uri, str) else None

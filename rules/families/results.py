@@ -28,12 +28,9 @@ class ResultTypeMissing(ModernServerRule):
     severity = "error"
     summary = "a result without `resultType` from a modern server"
     spec = f"{BASIC}#result-responses"
-
-    silent_when_conformant = True  # the gate's model of a modern result needs resultType
+    gated = frozenset({"result"})  # the gate's model of a modern result needs resultType
 
     def check(self, ctx: MessageContext) -> Finding | None:
-        if ctx.conformant:
-            return None
         result = ctx.result
         if not isinstance(result, dict) or "resultType" not in result:
             return ctx.finding(f"result for {describe(ctx)} has no resultType")

@@ -15,6 +15,7 @@ from mcpeek.rules.models._base import (
     Model,
     Problem,
     Unset,
+    convert,
     json_type,
     named,
     problem,
@@ -268,7 +269,7 @@ def check_input_required(result: Any, strict: bool) -> Problem | None:
         if not strict and (not isinstance(value, dict) or value.get("method") not in INPUT_METHODS):
             continue  # mrtr.bad-input-request says so
         try:
-            msgspec.convert(value, InputRequest)
+            convert(value, InputRequest)
         except msgspec.ValidationError as exc:
             return problem(f"result.inputRequests[{key!r}]", exc, InputRequest)
     return None

@@ -1,0 +1,99 @@
+"""Which rules each of the engine's hooks goes to: an index built once per combination.
+
+A rule says declaratively what it wants (``kinds``, ``methods``, ``directions``,
+``message_eras``, ``transport``, ``record_types``, ``era``, ``since``, ``gated``:
+see :class:`~mcpeek.rules.base.Rule`). :class:`Dispatch` turns that into tables
+keyed by what a message or record shows (a message's kind, method, era,
+transport, direction and protocol version; a record's type and channel), each
+row built the first time the traffic shows its key. The engine's hot path is
+then one dict lookup per message, and a hook is called only on what its rule
+asked for.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from mcpeek.rules.base import Rule
+from mcpeek.rules.gate import Gate
+
+#: A message's (kind, method, era, transport, direction, protocol version).
+MessageKey = tuple[str, str | None, str | None, str, str, str | None]
+#: The era of a record that has no conversation yet: every rule may want it.
+ANY_ERA = "*"
+#: A record's (type, whether it is a message on stdio, era or ANY_ERA).
+RecordKey = tuple[type, bool, str | None]
+
+
+class MessageRules(NamedTuple):
+    """The rules for one kind of message: all of them, and those left when the gate
+    accepts it (``None``: no rule of these is gated, so the gate is not asked)."""
+
+    every: list[Rule]
+    ungated: list[Rule] | None
+
+
+class Dispatch:
+    """The rules of one engine, by hook, and the tables of which of them a hook reaches."""
+
+    def __init__(self, rules: list[Rule], *, gate: bool) -> None:
+        self._use_gate = gate
+        self._message_rules = [r for r in rules if overrides(r, "on_message")]
+        self._flow_rules = [r for r in rules if overrides(r, "on_flow_end")]
+        self._record_rules = [r for r in rules if overrides(r, "on_record")]
+        self._end_rules = [r for r in rules if overrides(r, "on_conversation_end")]
+        # The tables the engine reads first (a missing key: the method below builds it).
+        self.message: dict[MessageKey, MessageRules] = {}
+        self.flow_end: dict[tuple[str | None, str | None], list[Rule]] = {}
+        self.record: dict[RecordKey, list[Rule]] = {}
+        self.conversation_end: dict[str | None, list[Rule]] = {}
+
+    def message_rules(self, key: MessageKey) -> MessageRules:
+        kind, method, era, transport, direction, version = key
+        every = [
+            r
+            for r in self._message_rules
+            if applies(r, era, version)
+            and (r.transport is None or r.transport == transport)
+            and (r.kinds is None or kind in r.kinds)
+            and (r.methods is None or method in r.methods)
+            and (r.message_eras is None or era in r.message_eras)
+            and r.directions.get(kind, direction) == direction
+        ]
+        ungated = [r for r in every if kind not in r.gated]
+        gated = len(ungated) < len(every) and self._use_gate and Gate.may_accept(kind, era)
+        found = self.message[key] = MessageRules(every, ungated if gated else None)
+        return found
+
+    def flow_end_rules(self, era: str | None, version: str | None) -> list[Rule]:
+        found = self.flow_end[(era, version)] = [
+            r for r in self._flow_rules if applies(r, era, version)
+        ]
+        return found
+
+    def record_rules(self, key: RecordKey) -> list[Rule]:
+        kind, on_stdio, era = key
+        # A message on stdio means nothing to the rules of HTTP exchanges.
+        found = self.record[key] = [
+            r
+            for r in self._record_rules
+            if (r.record_types is None or kind in r.record_types)
+            and not (on_stdio and r.transport == "http")
+            and (era == ANY_ERA or applies(r, era))
+        ]
+        return found
+
+    def conversation_end_rules(self, era: str | None) -> list[Rule]:
+        # (ends run in every version: they drop the rules' state)
+        found = self.conversation_end[era] = [r for r in self._end_rules if applies(r, era)]
+        return found
+
+
+def overrides(rule: Rule, hook: str) -> bool:
+    return getattr(type(rule), hook) is not getattr(Rule, hook)
+
+
+def applies(rule: Rule, era: str | None, version: str | None = None) -> bool:
+    if rule.since is not None and version is not None and version < rule.since:
+        return False  # the version predates what the rule enforces
+    return rule.era is None or rule.era == era

@@ -1,0 +1,79 @@
+"""The one shape a violation has from the engine on, and the one line a live flag is.
+
+:class:`Reported` is what :class:`~mcpeek.rules.engine.RuleEngine` hands to its
+``report`` callback: the capture's ``violation`` record (:meth:`Reported.record`)
+plus the context ``lint``, the live flags and the pytest plugin print.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from mcpeek.inspector.analysis import Entry
+from mcpeek.inspector.records import Violation
+
+RULE_CRASHED = "inspector.rule-crashed"
+GATE_UNSOUND = "inspector.gate-unsound"
+CRASH_SPEC = ""  # an internal finding: no spec section to point at
+EXCERPT = 240
+SHOWN_ID_BRACKETS = 100  # an id (a JSON array or object) with more is not carried in reports
+
+
+class Reported(msgspec.Struct):
+    """A violation as the engine reports it: the one shape a finding has until it is
+    written down. It carries the capture's ``violation`` record (:meth:`record`) plus
+    the context ``lint``, the live flags and the pytest plugin print; the live-checks
+    worker sends it as it is, and the viewer and the proxy keep its :meth:`record`.
+    """
+
+    rule: str
+    severity: str
+    msgs: list[int]
+    message: str
+    spec: str
+    era: str | None = None
+    method: str | None = None
+    msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
+    excerpt: str = ""
+    conversation: str = ""
+
+    def record(self) -> Violation:
+        """The capture's ``violation`` record of this finding (the context stays out:
+        the capture holds the messages it came from)."""
+        return Violation(
+            rule=self.rule,
+            severity=self.severity,
+            msgs=self.msgs,
+            message=self.message,
+            spec=self.spec,
+        )
+
+
+def flag_line(v: Reported) -> str:
+    """The one-line live flag: ``ERROR rule method id N: message  <spec>``."""
+    parts = [v.severity.upper(), v.rule]
+    if v.method:
+        parts.append(v.method)
+    if v.msg_id is not None:
+        parts.append(f"id {msgspec.json.encode(v.msg_id).decode()}")
+    line = " ".join(parts) + f": {v.message}"
+    return f"{line}  {v.spec}" if v.spec else line
+
+
+def shown_id(value: Any) -> Any:
+    """The id a report carries: one nested too deep for an encoder to write is left out."""
+    if not isinstance(value, (list, dict)):
+        return value
+    try:
+        text = msgspec.json.encode(value)
+    except RecursionError:
+        return None
+    return value if text.count(b"[") + text.count(b"{") <= SHOWN_ID_BRACKETS else None
+
+
+def excerpt(entry: Entry) -> str:
+    """The start of a message's text, as a report shows it."""
+    text = entry.wire().decode("utf-8", "replace")
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
