@@ -131,14 +131,11 @@ class RuleEngine(AnalysisListener):
             return
         self._current_flow = flow
         entries = flow.entries  # built once for all the rules
-        for rule in rules:  # (as _run does, inline: every flow)
-            try:
-                findings = rule.on_flow_end(flow, conversation)
-                if findings is not None:
-                    for finding in findings:
-                        self._emit(rule, finding, conversation, entries)
-            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-                self._crashed(rule, exc, conversation, entries[-1].seq if entries else 0)
+        last = entries[-1].seq if entries else 0
+        for rule in rules:
+            self._run(
+                rule, rule.on_flow_end, (flow, conversation), conversation, entries, fallback=last
+            )
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
@@ -152,15 +149,12 @@ class RuleEngine(AnalysisListener):
             wanting = self._index.record_rules(key)
         if not wanting:
             return
+        seq = getattr(record, "seq", 0)
         self._record = record
-        for rule in wanting:  # (as _run does, inline: every record)
-            try:
-                findings = rule.on_record(record, conversation)
-                if findings is not None:
-                    for finding in findings:
-                        self._emit(rule, finding, conversation, [])
-            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-                self._crashed(rule, exc, conversation, getattr(record, "seq", 0))
+        # Through _run, as before: a hook's stack depth is part of what it finds (an id
+        # nested near the interpreter's recursion limit is shown or not by it).
+        for rule in wanting:
+            self._run(rule, rule.on_record, (record, conversation), conversation, [], fallback=seq)
         self._record = None
 
     def on_conversation_end(self, conversation: Conversation) -> None:

@@ -72,9 +72,13 @@ class Pending:
     def answered(self, key: Key) -> Request | None:
         """The request in flight under ``key``, now answered (remembered as recent)."""
         found = self.in_flight.pop(key, None)
-        if found is not None:
-            self._next_in_line(key)
-            self._remember(key, found)
+        if found is not None:  # (the common path, every response: no helper calls)
+            if self.queued:
+                self._next_in_line(key)
+            recent = self.recent
+            recent[key] = found
+            if len(recent) > RECENT_LIMIT:  # one in, one out: the window stays bounded
+                recent.popitem(last=False)
         return found
 
     def cancel_target(
