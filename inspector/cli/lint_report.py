@@ -64,9 +64,13 @@ def write_text(results: Sequence[FileResult], out: TextIO) -> None:
 
 
 def write_json(results: Sequence[FileResult], out: TextIO) -> None:
+    # One encoder for every line: json.dumps with any non-default option builds a new
+    # JSONEncoder per call, which cost lint as much as encoding the line did.
+    encode = json.JSONEncoder(ensure_ascii=False).encode
     for result in results:
         for v in result.violations:
-            out.write(json.dumps(lint_json(result.path, v), ensure_ascii=False) + "\n")
+            out.write(encode(lint_json(result.path, v)) + "
+")
 
 
 def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
