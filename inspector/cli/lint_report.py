@@ -69,8 +69,7 @@ def write_json(results: Sequence[FileResult], out: TextIO) -> None:
     encode = json.JSONEncoder(ensure_ascii=False).encode
     for result in results:
         for v in result.violations:
-            out.write(encode(lint_json(result.path, v)) + "
-")
+            out.write(encode(lint_json(result.path, v)) + "\n")
 
 
 def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
