@@ -260,7 +260,7 @@ class Conversation:
         self.channel_flows.pop(channel, None)
         for key, (flow, attempt) in list(self.in_flight.items()):
             if attempt.request.ch == channel and flow.status == "pending":
-                self._retire(key, flow, attempt)
+                self.pending.retire(key, (flow, attempt))
                 flow.status = status
                 self._end(flow)
 
