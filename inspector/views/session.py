@@ -61,6 +61,20 @@ class FlowItem:
         self.findings = []
         self.worst = None
 
+    @property
+    def message_kind(self) -> str:
+        """The kind of the flow's first message (``~k``): a request, or the lone
+        notification or response of a flow without request."""
+        flow = self.flow
+        if flow.attempts:
+            return "request"
+        orphan = flow.orphan
+        return (
+            "response"
+            if orphan is not None and orphan.kind in ("result", "error")
+            else ("notification")
+        )
+
 
 class Changes:
     """What moved since the last look: rows added, rows changed, violations."""

@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from mcpeek.inspector.cli.acting import add_action_options, build_actor
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
@@ -25,6 +26,7 @@ from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.proxy.pipes import printable
 from mcpeek.inspector.proxy.stdio import StdioRelay
+from mcpeek.inspector.proxy.stdio_act import ActingStdioRelay
 from mcpeek.inspector.proxy.tap import StdioTap
 
 
@@ -88,6 +90,7 @@ class StdioCommand(Command):
             action="store_true",
             help="print nothing on stderr but errors (violations are still recorded)",
         )
+        add_action_options(parser)
         parser.add_argument(
             "server_command",
             nargs=argparse.REMAINDER,
@@ -105,9 +108,10 @@ class StdioCommand(Command):
             )
         if not math.isfinite(args.grace) or args.grace < 0:
             raise UsageError("--grace must be a number of seconds, 0 or more")
+        console = Console(quiet=args.quiet)
+        actor = build_actor(args, lambda text: console.say(text, force=True))
         reserve_standard_fds()
         path = args.write or default_capture_path(home=args.home)
-        console = Console(quiet=args.quiet)
         writer = open_capture(
             path,
             force=args.force,
@@ -128,12 +132,17 @@ class StdioCommand(Command):
             recorded=lambda: recorder.recorded,
         )
         tap = StdioTap(recorder.emit)
-        relay = StdioRelay(
-            command,
-            tap,
-            console,
-            grace=args.grace,
-            on_tap_error=internal_error,
+        relay = (
+            StdioRelay(command, tap, console, grace=args.grace, on_tap_error=internal_error)
+            if actor is None
+            else ActingStdioRelay(
+                command,
+                tap,
+                console,
+                actor.decide,
+                grace=args.grace,
+                on_tap_error=internal_error,
+            )
         )
         console.say(f"recording to {path}")
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
