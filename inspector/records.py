@@ -133,11 +133,15 @@ class Event(SeqRecord, tag="event", kw_only=True):
 
 
 class Violation(SeqRecord, tag="violation", kw_only=True):
+    """A rule that fired; ``made`` (optional) when the offending message was mcpeek's
+    (``msg.made``): the finding is shown, never blamed on a peer."""
+
     rule: str
     severity: str
     msgs: list[int]
     message: str
     spec: str
+    made: str | None = None
 
 
 class Act(SeqRecord, tag="act", kw_only=True):
@@ -241,7 +245,7 @@ def header_bytes(record: Http) -> list[tuple[str, bytes]]:
     return out
 
 
-def wire_bytes(record: Msg | Stderr) -> bytes:
+def wire_bytes(record: Msg | Stderr | Act) -> bytes:
     """The exact bytes of a ``msg`` or ``stderr`` record, without the line end.
 
     A record with neither field (or undecodable Base64) yields ``b""``: readers

@@ -60,6 +60,9 @@ class Reported(msgspec.Struct):
     msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
     excerpt: str = ""
     conversation: str = ""
+    # The offending message is mcpeek's (an edit, an answer in place, a corruption):
+    # shown, never blamed on a peer.
+    made: str | None = None
 
     def record(self) -> Violation:
         """The capture's ``violation`` record of this finding (the context stays out:
@@ -70,6 +73,7 @@ class Reported(msgspec.Struct):
             msgs=self.msgs,
             message=self.message,
             spec=self.spec,
+            made=self.made,
         )
 
 
@@ -79,6 +83,11 @@ class _Dispatch(NamedTuple):
 
     every: list[Rule]
     ungated: list[Rule] | None
+
+
+def made_note(made: str) -> str:
+    """What a finding on a message mcpeek made says about it."""
+    return f"[on a message mcpeek made ({made}), not the peer's]"
 
 
 def version_era(version: str | None) -> str | None:
@@ -275,7 +284,7 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id = "", None, None
+        excerpt, method, msg_id, made = "", None, None, None
         direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
@@ -287,18 +296,20 @@ class RuleEngine(AnalysisListener):
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
                     msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
+                    made = entry.record.made
                     break
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,
             msgs=finding.msgs,
-            message=finding.message,
+            message=finding.message if made is None else f"{finding.message} {made_note(made)}",
             spec=spec_for(rule.spec, self._version(conversation)),
             era=conversation.era if conversation is not None else None,
             method=method,
             msg_id=msg_id,
             excerpt=excerpt,
             conversation=conversation.key if conversation is not None else "",
+            made=made,
         )
         if (
             direction == "s2c"

@@ -74,6 +74,7 @@ def write_json(results: Sequence[FileResult], out: TextIO) -> None:
                         "message": v.message,
                         "msgs": v.msgs,
                         "spec": v.spec,
+                        **({"made": v.made} if v.made is not None else {}),
                     },
                     ensure_ascii=False,
                 )

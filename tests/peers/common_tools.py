@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 from mcp.server.mcpserver import Context, MCPServer
+
+#: When set, each tool appends its name to this file: the server's own log of
+#: the calls it saw (the tests of answering in place check it never saw one).
+TOOL_LOG = "MCPEEK_TEST_TOOL_LOG"
+
+
+def _log(tool: str) -> None:
+    path = os.environ.get(TOOL_LOG)
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(tool + "\n")
 
 
 def add_common(server: MCPServer, name: str) -> None:
@@ -12,6 +25,7 @@ def add_common(server: MCPServer, name: str) -> None:
     @server.tool()
     def add(a: int, b: int) -> int:
         """Add two integers."""
+        _log("add")
         return a + b
 
     @server.tool()
@@ -24,6 +38,7 @@ def add_common(server: MCPServer, name: str) -> None:
     @server.tool()
     def get_weather(city: str) -> str:
         """Return a (fake) weather report for a city."""
+        _log("get_weather")
         return f"Sunny in {city}"
 
     @server.prompt()

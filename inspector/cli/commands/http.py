@@ -18,10 +18,12 @@ import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from mcpeek.inspector.cli.acting import add_action_options, build_actor
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
@@ -31,8 +33,12 @@ from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console, library_logs
 from mcpeek.inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.http_act import ActingHttpRelay
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT
 from mcpeek.inspector.records import Event
+
+if TYPE_CHECKING:
+    from mcpeek.inspector.act.actor import Actor
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
 CAPTURE_INCOMPLETE = 2  # the run's output is lost in part: neither "ok" nor "findings" (1)
@@ -122,6 +128,7 @@ class HttpCommand(Command):
             help="close a connection that has not sent a complete request head in this "
             f"time (default: {DEFAULT_HEADER_TIMEOUT:g})",
         )
+        add_action_options(parser)
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
 
@@ -139,6 +146,10 @@ class HttpCommand(Command):
         check_http_url("--upstream", upstream)
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
+        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
+        # The viewer owns the terminal: nothing may be printed under it.
+        console = Console(quiet=args.quiet or tui)
+        actor = build_actor(args, lambda text: console.say(text, force=True))
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
@@ -149,9 +160,6 @@ class HttpCommand(Command):
             extra_redacted=args.redact_header,
         )
         path = writer.path  # the name it took ({n}, {pid})
-        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
-        # The viewer owns the terminal: nothing may be printed under it.
-        console = Console(quiet=args.quiet or tui)
         live = LiveChecks(
             writer, console.say, checks=not args.no_check, flows=not (args.quiet or tui)
         )
@@ -164,7 +172,7 @@ class HttpCommand(Command):
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
                 live,
-                lambda: _serve(args, host, port, upstream, recorder, console, stop, ready),
+                lambda: _serve(args, host, port, upstream, recorder, console, stop, ready, actor),
                 console,
             )
 
@@ -198,6 +206,7 @@ async def _serve(
     console: Console,
     stop: asyncio.Event | None,
     ready: asyncio.Event,
+    actor: Actor | None = None,
 ) -> None:
     loop = asyncio.get_running_loop()
     if stop is None:  # headless: until Ctrl-C or SIGTERM
@@ -205,13 +214,15 @@ async def _serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
     guard = RequestGuard(port, allow_remote=args.allow_remote, allowed_origins=args.allow_origin)
-    async with HttpRelay(
-        upstream,
-        recorder.emit,
-        guard,
-        preserve_host=args.preserve_host,
-        rewrite_resource=not args.no_rewrite_resource,
-        header_timeout=args.header_timeout,
+    options: dict[str, Any] = {
+        "preserve_host": args.preserve_host,
+        "rewrite_resource": not args.no_rewrite_resource,
+        "header_timeout": args.header_timeout,
+    }
+    async with (
+        HttpRelay(upstream, recorder.emit, guard, **options)
+        if actor is None
+        else ActingHttpRelay(upstream, recorder.emit, guard, decide=actor.decide, **options)
     ) as relay:
         runner = web.ServerRunner(relay.server())
         await runner.setup()
