@@ -133,6 +133,7 @@ class RuleEngine(AnalysisListener):
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
+        self._made: dict[int, str] = {}  # seq -> how mcpeek made that message (msg.made)
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -214,6 +215,8 @@ class RuleEngine(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
+        if kind is Msg and record.made is not None:  # type: ignore[attr-defined]
+            self._made[record.seq] = record.made  # type: ignore[attr-defined]
         # A message on stdio means nothing to the rules of HTTP exchanges.
         on_stdio = isinstance(record, Msg) and record.ch == "stdio"
         wanting = self._record_dispatch.get((kind, on_stdio))
@@ -284,7 +287,8 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id, made = "", None, None, None
+        excerpt, method, msg_id = "", None, None
+        made = self._made.get(finding.msgs[-1]) if finding.msgs and self._made else None
         direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
@@ -296,7 +300,6 @@ class RuleEngine(AnalysisListener):
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
                     msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
-                    made = entry.record.made
                     break
         reported = Reported(
             rule=rule.id,

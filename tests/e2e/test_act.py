@@ -24,6 +24,7 @@ from mcpeek import inspector
 from mcpeek.inspector.records import Act, Http, Msg, wire_bytes
 from tests.conftest import mcpeek_argv, peer_argv
 from tests.e2e.test_sdk_http import free_port, running
+from tests.e2e.test_sdk_stdio import tee_argv
 
 pytestmark = pytest.mark.e2e
 
@@ -193,3 +194,35 @@ def test_delay_adds_the_delay(
     assert run.outcome["weather"]["seconds"] >= 1.5
     (act,) = acts(run)
     assert act.action == "delay" and act.ms == 1500
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_held_stdio_message_holds_the_later_ones_of_its_direction(
+    era: str, tmp_path: Path, capture_path: Path
+) -> None:
+    # The first progress notification of count(3) is held a second; the server's
+    # next two progress notifications and its result come right after it.
+    rule = '~k notification & ~b "step 1/3" => delay 1s times=1'
+    server = tee_argv(tmp_path, "server", *peer_argv("sdk_server.py"))
+    proxy = mcpeek_argv("stdio", "-w", str(capture_path), "--fault", rule, "--", *server)
+    client = tee_argv(tmp_path, "client", *proxy)
+    proc = subprocess.run(
+        peer_argv("sdk_client.py", "--era", era, "--", *client), capture_output=True, timeout=90
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert json.loads(proc.stdout)["progress"] == 3
+    # Released in order: the client read exactly what the server wrote, in its order.
+    server_wrote = (tmp_path / "server.out").read_bytes()
+    assert (tmp_path / "client.out").read_bytes() == server_wrote
+    records = inspector.load(capture_path).records
+    (act,) = [r for r in records if isinstance(r, Act)]
+    assert act.action == "delay" and "step 1/3" in (act.raw or "")
+    s2c = [r for r in records if isinstance(r, Msg) and r.dir == "s2c"]
+    assert b"".join(wire_bytes(r) + b"\n" for r in s2c) == server_wrote
+    # The count result matched no rule, yet reached the client only after the held
+    # notification: at least the delay after its request (measured, a lower bound).
+    count_call = next(
+        r for r in records if isinstance(r, Msg) and r.dir == "c2s" and b'"count"' in wire_bytes(r)
+    )
+    count_result = next(r for r in s2c if b"counted 3" in wire_bytes(r))
+    assert count_result.t - count_call.t >= 1.0
