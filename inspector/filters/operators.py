@@ -238,7 +238,7 @@ class Kind(FieldChoice):
     code = "k"
     arg = "request|response|notification"
     help = (
-        "the kind of the message being acted on (--fault, --intercept); "
+        "the kind of the message being acted on (--fault); "
         "in the flow list, the kind of the flow's first message"
     )
     example = "~k response"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -30,13 +30,14 @@ from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_own import RECORDED, answer_itself, client_gone, own_headers
 from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json
-from mcpeek.inspector.proxy.sse import SseParser
+from mcpeek.inspector.proxy.sse import SseBlocks, message_event
 from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
 
 if TYPE_CHECKING:
     from mcpeek.inspector.act.verdicts import Outcome
 
 Decide = Callable[[Direction, str, bytes], Awaitable["Outcome"]]
+Emit = Callable[[Sequence[SeqRecord]], None]
 DISCONNECTED = "disconnected"  # the end reason of an exchange a disconnect fault cut
 SENT, DROPPED, CUT = "sent", "dropped", "cut"  # what became of one message of a response
 
@@ -70,7 +71,7 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             return self._cut(request, recorder.x, before)
         if outcome.answer is not None:
-            recorder.before = before
+            recorder.emit = _marking(recorder.emit, before, None)
             recorder.feed(body)
             recorder.finish()
             return await self._answer(request, recorder.x, outcome.answer)
@@ -78,7 +79,7 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             self.emit(before)
             return await self._swallow(request, recorder.x, body)
-        recorder.before, recorder.made = before, outcome.made
+        recorder.emit = _marking(recorder.emit, before, outcome.made)
         return await self._send_upstream(request, recorder, outcome.forward)
 
     async def _send_upstream(
@@ -179,7 +180,7 @@ class ActingHttpRelay(HttpRelay):
             status=upstream.status, reason=upstream.reason, headers=headers
         )
         await response.prepare(request)
-        events = _SseEvents() if is_sse else None
+        events = SseBlocks() if is_sse else None
         dropped = False  # a message of this response went nowhere: the client must wait
         try:
             if events is None:
@@ -246,10 +247,26 @@ class ActingHttpRelay(HttpRelay):
         if block is None:
             await response.write(sent)
         else:
-            await response.write(block if sent == data else _event(sent))
+            await response.write(block if sent == data else message_event(sent))
         raw, raw_b64 = text_fields(sent)
         self.emit([*before, Msg(dir="s2c", ch=x, raw=raw, raw_b64=raw_b64, made=made)])
         return SENT
+
+
+def _marking(emit: Emit, before: list[SeqRecord], made: str | None) -> Emit:
+    """``emit`` for a request recorder whose message mcpeek acted on: the ``act``
+    records go just before the message, which is marked ``made`` when it is mcpeek's."""
+
+    def marked(records: Sequence[SeqRecord]) -> None:
+        out: list[SeqRecord] = []
+        for record in records:
+            if type(record) is Msg:
+                out.extend(before)
+                record.made = made
+            out.append(record)
+        emit(out)
+
+    return marked
 
 
 def _judged_request(request: web.BaseRequest) -> bool:
@@ -259,35 +276,3 @@ def _judged_request(request: web.BaseRequest) -> bool:
         and is_json(request.headers.get("Content-Type", ""))
         and not request.headers.get("Content-Encoding")
     )
-
-
-def _event(data: bytes) -> bytes:
-    """An SSE ``message`` event carrying ``data`` (one ``data:`` line per line)."""
-    lines = b"".join(b"data: " + line + b"\n" for line in data.split(b"\n"))
-    return b"event: message\n" + lines + b"\n"
-
-
-class _SseEvents:
-    """Cuts an SSE stream into whole events, each with its exact bytes and its data."""
-
-    def __init__(self) -> None:
-        self._pending = b""
-
-    def feed(self, chunk: bytes) -> list[tuple[bytes, bytes]]:
-        buffer = self._pending + chunk
-        out = []
-        start = 0
-        while True:
-            ends = [
-                i for i in (buffer.find(b"\n\n", start), buffer.find(b"\r\n\r\n", start)) if i >= 0
-            ]
-            if not ends:
-                break
-            end = min(ends)
-            end += 2 if buffer[end : end + 2] == b"\n\n" else 4
-            block = buffer[start:end]
-            parsed = SseParser().feed(block)
-            out.append((block, parsed[0].data if parsed else b""))
-            start = end
-        self._pending = buffer[start:]
-        return out

@@ -150,8 +150,6 @@ class RequestRecorder(_Body):
         self.head_sent = False
         self.done = False
         self.client_failed = False  # reading the client's body failed
-        self.before: list[SeqRecord] = []  # what mcpeek did to the message (act records)
-        self.made: str | None = None  # the body is mcpeek's (an edit), not the client's
 
     def feed(self, chunk: bytes) -> None:
         data = self.decode(chunk)
@@ -193,9 +191,7 @@ class RequestRecorder(_Body):
                 store_body(self.record, body, total=self.size)
             records.append(self.record)
         if message:
-            records.extend(self.before)
             records.append(_msg("c2s", self.x, body, partial=not complete))
-            records[-1].made = self.made  # type: ignore[attr-defined]
         del body  # recorded as text now: the bytes go before the writer's copies
         if records:
             self.emit(records)

@@ -137,3 +137,20 @@ def test_bad_scripts_say_why(content: str, says: str, tmp_path: Path) -> None:
     with pytest.raises(ScriptError) as caught:
         load_script(path)
     assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+CAPTURES = Path(__file__).parents[2] / "captures"
+
+
+def test_reply_recorded_answers_from_the_capture_with_the_live_id() -> None:
+    capture = CAPTURES / "legacy-stdio.jsonl"
+    actor = Actor([parse_fault(f"~m tools/call => reply-recorded {capture}")])
+    live = (
+        b'{"jsonrpc":"2.0","id":"live-9","method":"tools/call",'
+        b'"params":{"name":"get_weather","arguments":{"city":"Paris"}}}'
+    )
+    (outcome,) = decide(actor, ("c2s", live))
+    answer = json.loads(outcome.answer or b"")
+    assert answer["id"] == "live-9" and outcome.forward is None
+    assert "Sunny in Paris" in json.dumps(answer["result"])
+    assert outcome.act is not None and outcome.act.action == "reply"
