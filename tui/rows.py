@@ -20,7 +20,7 @@ from rich.text import Text
 
 from mcpeek.inspector.analysis import Flow
 from mcpeek.inspector.analysis.flow import Attempt
-from mcpeek.inspector.views.flowline import clock
+from mcpeek.inspector.views.flowline import clock, made_by_mcpeek
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.render import SEVERITY_STYLE, STATUS_STYLE, ids_text, latency_text
 
@@ -126,13 +126,20 @@ def _fixed(text: str, width: int, *, right: bool = False) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
+#: In the mark column of a flow whose messages mcpeek edited, answered or corrupted.
+MADE_MARK = "~"
+
+
 def flow_row(item: FlowItem, layout: Layout, *, expanded: bool = False) -> Text:
     """One flow as one line: mark, worst violation, number, time, direction,
     method and name, ids, status, latency, progress count."""
     flow = item.flow
     number, _, ids, status, latency, progress = _cells(item)
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append("▌" if item.marked else " ", "bold magenta")
+    if item.marked or not made_by_mcpeek(flow):
+        text.append("▌" if item.marked else " ", "bold magenta")
+    else:  # mcpeek changed a message of it (--fault, -s): the detail says how
+        text.append(MADE_MARK, "bold yellow")
     text.append("● " if item.worst else "  ", SEVERITY_STYLE.get(item.worst or "", ""))
     text.append(_fixed(number, layout.number, right=True) + " ", "dim")
     text.append(f"{clock(flow.started):<{W_TIME}} ", "dim")

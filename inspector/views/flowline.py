@@ -84,6 +84,11 @@ def unreadable_text(entry: Entry) -> str:
     return msgspec.json.encode(shown.encode("utf-8", "replace").decode()).decode()
 
 
+def made_by_mcpeek(flow: Flow) -> str:
+    """How mcpeek changed the flow's messages (``edit``, ``reply``…), or ``""``."""
+    return ", ".join(sorted({e.record.made for e in flow.entries if e.record.made is not None}))
+
+
 def flow_text(flow: Flow) -> str:
     arrow = "→" if flow.sender == "c2s" else "←"
     what = flow.method or "(no method)"
@@ -112,9 +117,9 @@ def flow_text(flow: Flow) -> str:
         extras.append(f"{others} notification{'s' if others != 1 else ''}")
     if len(flow.attempts) > 1:
         extras.append(f"{len(flow.attempts)} rounds")
-    made = sorted({e.record.made for e in flow.entries if e.record.made is not None})
+    made = made_by_mcpeek(flow)
     if made:
-        extras.append(f"mcpeek: {', '.join(made)}")
+        extras.append(f"mcpeek: {made}")
     if extras:
         parts.append("[" + ", ".join(extras) + "]")
     return "  ".join(parts)

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.records import Act, Event, Header, Http, Msg, Record, Stderr, Violation
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
@@ -112,6 +112,11 @@ class SessionModel(AnalysisListener):
         self.exchanges: dict[str, list[Http]] = {}  # HTTP records by exchange id
         self.stderr: list[Stderr] = []
         self.listening: str | None = None  # an HTTP proxy's own address (its listen event)
+        # What mcpeek did (--fault, -s): by the seq of the message delivered after it,
+        # and the acts no message followed (a drop, a disconnect).
+        self.acts: dict[int, Act] = {}
+        self.unattached_acts: list[Act] = []
+        self._act: Act | None = None
 
     # -- feeding (loader thread) -------------------------------------------------
     def feed(self, records: Iterable[Record]) -> None:
@@ -133,6 +138,15 @@ class SessionModel(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         if type(record) is Msg:  # most records: nothing to keep here
+            if self._act is not None:  # the message an act record was about
+                self.acts[record.seq] = self._act
+                self._act = None
+            return
+        if isinstance(record, Act):
+            self._act = record
+            if record.action in ("drop", "disconnect"):  # no message follows
+                self.unattached_acts.append(record)
+                self._act = None
             return
         if isinstance(record, Violation):
             self._attach(record)
