@@ -18,10 +18,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpeek.inspector.act.faults import Action, FaultRule
+from mcpeek.inspector.act.hold import Holds
 from mcpeek.inspector.act.scripts import Script
 from mcpeek.inspector.act.verdicts import RESPONSE_KINDS, Drop, Edit, Message, Outcome, as_bytes
 from mcpeek.inspector.act.wire import corrupt, error_answer, member_answer
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
+from mcpeek.inspector.filters import Filter
 from mcpeek.inspector.records import Act, Direction, Header, Msg, text_fields
 from mcpeek.inspector.views.session import FlowItem
 
@@ -69,7 +71,11 @@ class Actor:
         *,
         seed: int | None = None,
         report: Callable[[str], None] = lambda text: None,
+        intercepts: Sequence[Filter] = (),
+        holds: Holds | None = None,
     ) -> None:
+        self.intercepts = list(intercepts)
+        self.holds = holds if holds is not None else Holds()
         self.faults = list(faults)
         self.scripts = list(scripts)
         self.random = random.Random(seed)
@@ -99,6 +105,11 @@ class Actor:
     async def decide(self, direction: Direction, ch: str, raw: bytes) -> Outcome:
         message, flow = self.follow(direction, raw)
         message.ch = ch
+        if flow is not None and self.intercepts:
+            item = MessageItem(flow, "response" if message.kind in RESPONSE_KINDS else message.kind)
+            caught = next((f for f in self.intercepts if f(item)), None)
+            if caught is not None:
+                return await self._hold(message, str(caught))
         for script in self.scripts:
             verdict = await script.call(message, flow, self.report)
             if verdict is not None:
@@ -121,6 +132,29 @@ class Actor:
                 outcome.act = _act(outcome, message, "fault", rule.text)
                 return outcome
         return Outcome(raw)
+
+    async def _hold(self, message: Message, caught: str) -> Outcome:
+        """Hold ``message`` until released (``--intercept``); what was done is an act."""
+        held = self.holds.hold(message.dir, message.ch, message.raw, message.kind, message.method)
+        what = f"{'→' if message.dir == 'c2s' else '←'} {message.method or message.kind}"
+        self.report(f"holding #{held.number} {what} ({len(self.holds)} held)")
+        try:
+            release = await held.future
+        finally:
+            self.holds.done(held)
+        if release.action == "forward":
+            outcome = Outcome(message.raw)
+        elif release.action == "edit":
+            outcome = Outcome(release.data, made="edit")
+        elif release.action == "drop":
+            outcome = Outcome(None)
+        else:
+            outcome = Outcome(None, answer=release.data)
+        outcome.act = _act(outcome, message, "intercept", caught)
+        if release.action == "forward":
+            outcome.act.action = "hold"
+        outcome.act.ms = round((time.monotonic() - held.since) * 1000, 3)
+        return outcome
 
     # -- verdicts and actions, as outcomes -----------------------------------------------
     def _verdict(self, message: Message, verdict: Any) -> Outcome | None:

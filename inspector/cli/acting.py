@@ -9,18 +9,28 @@ actor and the relay runs its plain fast path.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from mcpeek.inspector.cli.base import UsageError
 
 if TYPE_CHECKING:
     from mcpeek.inspector.act.actor import Actor
 
+T = TypeVar("T")
+
 
 def add_action_options(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
+    add(
+        "--intercept",
+        action="append",
+        default=[],
+        metavar="FILTER",
+        help="hold the messages FILTER matches until released through the control socket "
+        "CAPTURE.ctl (forward, edit, drop, answer; repeatable; see docs/intercept.md)",
+    )
     add(
         "--fault",
         action="append",
@@ -52,13 +62,21 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
 def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Actor | None:
     """The :class:`~mcpeek.inspector.act.actor.Actor` the options ask for, or ``None``
     (nothing to act on: the act package is not even imported)."""
-    if not (args.fault or args.faults or args.script):
+    if not (args.fault or args.faults or args.script or args.intercept):
         if args.seed is not None:
             raise UsageError("--seed does nothing without --fault or --faults")
         return None
     from mcpeek.inspector.act.actor import Actor
     from mcpeek.inspector.act.faults import FaultError, load_faults, parse_fault
     from mcpeek.inspector.act.scripts import ScriptError, load_script
+    from mcpeek.inspector.filters import FilterError, compile_filter
+
+    intercepts = []
+    for text in args.intercept:
+        try:
+            intercepts.append(compile_filter(text))
+        except FilterError as exc:
+            raise UsageError(f"--intercept {text!r}: bad filter: {exc}") from None
 
     try:
         rules = [parse_fault(text) for text in args.fault]
@@ -67,4 +85,23 @@ def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Acto
         scripts = [load_script(path) for path in args.script]
     except (FaultError, ScriptError) as exc:
         raise UsageError(str(exc)) from None
-    return Actor(rules, scripts, seed=args.seed, report=report)
+    return Actor(rules, scripts, seed=args.seed, report=report, intercepts=intercepts)
+
+
+def with_control(
+    run: Callable[[], Awaitable[T]], actor: Actor | None, capture: Path, say: Callable[[str], None]
+) -> Callable[[], Awaitable[T]]:
+    """``run``, with the control channel of the held messages open while it runs
+    (only when ``--intercept`` asked for holding)."""
+    if actor is None or not actor.intercepts:
+        return run
+    from mcpeek.inspector.act.control import ControlServer, control_path
+
+    path = control_path(capture)
+
+    async def controlled() -> T:
+        async with ControlServer(path, actor.holds):
+            say(f"holding what --intercept matches; release through {path}")
+            return await run()
+
+    return controlled

@@ -135,7 +135,7 @@ class ActingHttpRelay(HttpRelay):
         would; a request is never answered (the client's timeout is the point)."""
         if MessageDecoder().decode(body).kind == "request":
             request[RECORDED] = True
-            await self._hold(x)
+            await self._hold()
         response = web.Response(status=202)
         with contextlib.suppress(ConnectionResetError):
             await response.prepare(request)
@@ -203,19 +203,17 @@ class ActingHttpRelay(HttpRelay):
                 request.transport.close()
             return response
         if dropped:  # the end of the body would tell the client; it waits instead
-            await self._hold(x)
+            await self._hold()
         self.emit([Http(x=x, phase="end", reason="complete")])
         with contextlib.suppress(ConnectionResetError):
             await response.write_eof()
         return response
 
-    async def _hold(self, x: str) -> None:
-        """Keep the exchange open until the client gives up or mcpeek stops."""
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            self.emit([Http(x=x, phase="end", reason="client-closed")])
-            raise
+    @staticmethod
+    async def _hold() -> None:
+        """Keep the exchange open until the client gives up or mcpeek stops (then
+        :meth:`HttpRelay.handle` records its end as ``client-closed``)."""
+        await asyncio.Event().wait()
 
     async def _one(
         self,

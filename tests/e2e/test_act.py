@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -98,6 +99,11 @@ def act_run(
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     loaded = inspector.load(capture)
     assert loaded.problems == []
+    exchanges = [r for r in loaded.records if isinstance(r, Http)]
+    ends = Counter(r.x for r in exchanges if r.phase == "end")
+    # Every exchange, acted on or not, was closed once.
+    assert set(ends) == {r.x for r in exchanges if r.phase == "request"}
+    assert set(ends.values()) <= {1}
     return Run(json.loads(proc.stdout), log.read_text().split(), loaded.records, stderr)
 
 
@@ -226,3 +232,47 @@ def test_a_held_stdio_message_holds_the_later_ones_of_its_direction(
     )
     count_result = next(r for r in s2c if b"counted 3" in wire_bytes(r))
     assert count_result.t - count_call.t >= 1.0
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_corrupt_sends_invalid_json_and_the_finding_is_not_the_servers(
+    transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rule = f"{WEATHER_RESPONSE} => corrupt"
+    run = act_run(
+        transport, "legacy", tmp_path, ["--fault", rule], timeout=2.0, monkeypatch=monkeypatch
+    )
+    assert run.outcome["add"]["text"] == "5"
+    assert run.outcome["weather"]["text"] is None  # the client got no usable answer
+    (corrupted,) = made(run, "corrupt")
+    with pytest.raises(ValueError):
+        json.loads(wire_bytes(corrupted))
+    findings = subprocess.run(
+        mcpeek_argv("lint", "--format", "json", str(tmp_path / "act.jsonl")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    on_corrupted = [
+        json.loads(line)
+        for line in findings.stdout.splitlines()
+        if json.loads(line)["msgs"][-1:] == [corrupted.seq]
+    ]
+    assert on_corrupted and all(f["made"] == "corrupt" for f in on_corrupted)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_disconnect_cuts_the_client_off(
+    transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rule = f"{ADD_REQUEST} => disconnect"
+    run = act_run(
+        transport, "legacy", tmp_path, ["--fault", rule], timeout=5.0, monkeypatch=monkeypatch
+    )
+    assert run.outcome["add"]["text"] is None and run.outcome["add"]["error"] is not None
+    assert "add" not in run.tools_seen
+    (act,) = acts(run)
+    assert act.action == "disconnect"
+    if transport == "http":
+        ends = [r for r in run.records if isinstance(r, Http) and r.reason == "disconnected"]
+        assert len(ends) == 1

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from mcpeek.inspector.cli.acting import add_action_options, build_actor
+from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
@@ -149,7 +149,8 @@ class HttpCommand(Command):
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         # The viewer owns the terminal: nothing may be printed under it.
         console = Console(quiet=args.quiet or tui)
-        actor = build_actor(args, lambda text: console.say(text, force=True))
+        # Under the viewer nothing may be printed: what the actor says is for stderr only.
+        actor = build_actor(args, lambda text: console.say(text, force=not tui))
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
@@ -172,7 +173,14 @@ class HttpCommand(Command):
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
                 live,
-                lambda: _serve(args, host, port, upstream, recorder, console, stop, ready, actor),
+                with_control(
+                    lambda: _serve(
+                        args, host, port, upstream, recorder, console, stop, ready, actor
+                    ),
+                    actor,
+                    path,
+                    lambda text: console.say(text, force=not tui),
+                ),
                 console,
             )
 

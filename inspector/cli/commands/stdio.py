@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.acting import add_action_options, build_actor
+from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
@@ -151,7 +151,8 @@ class StdioCommand(Command):
                 "(a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
             )
         try:
-            code = asyncio.run(record_while(live, relay.run, console))
+            run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
+            code = asyncio.run(record_while(live, run, console))
         finally:
             if relay.spawned:
                 writer.close()
