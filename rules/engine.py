@@ -29,7 +29,8 @@ import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Http, Msg, Record, Violation
+from mcpeek.inspector.records import Act, Http, Msg, Record, Violation
+from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
 from mcpeek.rules.gate import Gate, plain_answer
@@ -87,7 +88,7 @@ class _Dispatch(NamedTuple):
 
 def made_note(made: str) -> str:
     """What a finding on a message mcpeek made says about it."""
-    return f"[on a message mcpeek made ({made}), not the peer's]"
+    return f"[mcpeek's doing ({made}: --fault, -s or --intercept), not the peer's]"
 
 
 def version_era(version: str | None) -> str | None:
@@ -133,7 +134,7 @@ class RuleEngine(AnalysisListener):
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
-        self._made: dict[int, str] = {}  # seq -> how mcpeek made that message (msg.made)
+        self._acted = ActedMessages()  # what mcpeek made or acted on (--fault, -s)
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -215,8 +216,8 @@ class RuleEngine(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
-        if kind is Msg and record.made is not None:  # type: ignore[attr-defined]
-            self._made[record.seq] = record.made  # type: ignore[attr-defined]
+        if kind is Act or (kind is Msg and record.made is not None):  # type: ignore[attr-defined]
+            self._acted.note(record)
         # A message on stdio means nothing to the rules of HTTP exchanges.
         on_stdio = isinstance(record, Msg) and record.ch == "stdio"
         wanting = self._record_dispatch.get((kind, on_stdio))
@@ -287,8 +288,8 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        excerpt, method, msg_id = "", None, None
-        made = self._made.get(finding.msgs[-1]) if finding.msgs and self._made else None
+        excerpt, method, msg_id, made = "", None, None, None
+        offender: Entry | None = None
         direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
@@ -300,7 +301,10 @@ class RuleEngine(AnalysisListener):
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
                     msg_id = None if entry.id is msgspec.UNSET else _shown_id(entry.id)
+                    offender = entry
                     break
+            if self._acted:
+                made = self._acted.made(offending, offender)
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,
