@@ -36,6 +36,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("v", "violations", "Violations", "all violations grouped by rule"),
     ActionSpec("s", "summary", "Summary", "the session: era, versions, peers, capabilities"),
     ActionSpec(
+        "H",
+        "held",
+        "Held",
+        "messages the proxy holds (--intercept): forward, edit, drop, answer",
+        False,
+    ),
+    ActionSpec(
         "right_square_bracket", "next_session", "Next session", "switch to the next capture", False
     ),
     ActionSpec(

@@ -106,3 +106,16 @@ def control_request(path: Path, request: dict[str, Any], timeout: float = 10.0) 
             data += chunk
     answer: dict[str, Any] = json.loads(data)
     return answer
+
+
+async def control_request_async(path: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """:func:`control_request` for a caller on an event loop (the viewer, which may
+    share its loop with the very proxy it talks to)."""
+    reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_LIMIT)
+    try:
+        writer.write(json.dumps(request).encode() + b"\n")
+        await writer.drain()
+        answer: dict[str, Any] = json.loads(await reader.readline())
+    finally:
+        writer.close()
+    return answer

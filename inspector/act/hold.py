@@ -75,10 +75,11 @@ class Holds:
         self._held.pop(held.number, None)
 
     def listing(self) -> list[dict[str, Any]]:
-        return [held.describe() for held in self._held.values()]
+        """The messages still held (a released one may not have gone on yet)."""
+        return [held.describe() for held in self._held.values() if not held.future.done()]
 
     def __len__(self) -> int:
-        return len(self._held)
+        return sum(not held.future.done() for held in self._held.values())
 
     def release(self, number: int, action: str, data: Any = None) -> None:
         """Release held message ``number``; raises :class:`HoldError` when refused."""

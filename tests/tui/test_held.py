@@ -1,0 +1,116 @@
+"""Releasing held messages from the viewer (``H``), through a real control channel.
+
+The test holds messages itself (``Holds`` + ``ControlServer``, as a proxy with
+``--intercept`` does, on the viewer's own loop as in ``mcpeek http``) and
+drives the viewer with Pilot: forward, drop, an edit refused for invalid JSON
+then sent, an answer in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from rich.console import Console
+from textual.widgets import Static, TextArea
+
+from mcpeek.inspector.act.control import ControlServer, control_path
+from mcpeek.inspector.act.hold import Held, Holds
+from mcpeek.tui.held import HeldScreen
+from tests.tui.conftest import wait_for, wait_loaded
+from tests.tui.test_acted import acted_capture
+from tests.tui.test_app import SIZE, viewer
+
+CALL = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add"}}'
+NOTE = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}'
+
+
+@asynccontextmanager
+async def holding(capture: Path) -> AsyncIterator[Holds]:
+    holds = Holds()
+    async with ControlServer(control_path(capture), holds):
+        yield holds
+
+
+async def opened(pilot, app, capture: Path) -> HeldScreen:  # type: ignore[no-untyped-def]
+    await wait_loaded(pilot, app)
+    await pilot.press("H")
+    await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
+    screen = app.screen
+    assert isinstance(screen, HeldScreen)
+    await wait_for(pilot, lambda: bool(screen.held))
+    return screen
+
+
+def screen_text(screen: HeldScreen, selector: str) -> str:
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(screen.query_one(selector, Static).content)
+    return console.export_text()
+
+
+async def released(held: Held) -> tuple[str, bytes | None]:
+    release = await asyncio.wait_for(held.future, 10)
+    return release.action, release.data
+
+
+async def test_forward_and_drop_with_a_running_timer(tmp_path: Path) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
+        first = holds.hold("c2s", "stdio", CALL, "request", "tools/call")
+        second = holds.hold("s2c", "stdio", NOTE, "notification", "notifications/progress")
+        screen = await opened(pilot, app, capture)
+        assert "2 held" in str(screen.query_one("#held-title").render())
+        assert "tools/call" in screen_text(screen, "#held-raw")
+        await pilot.press("f")
+        assert await released(first) == ("forward", None)
+        await wait_for(pilot, lambda: len(screen.held) == 1)
+        await pilot.press("d")
+        assert await released(second) == ("drop", None)
+
+
+async def test_an_invalid_edit_is_refused_then_an_edit_is_sent(tmp_path: Path) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
+        held = holds.hold("c2s", "stdio", CALL, "request", "tools/call")
+        screen = await opened(pilot, app, capture)
+        await pilot.press("e")
+        editor = screen.query_one("#held-editor", TextArea)
+        assert editor.display and '"name":"add"' in editor.text
+        editor.text = '{"jsonrpc": "2.0", "id": 5,'
+        await pilot.press("ctrl+s")
+        error = screen_text(screen, "#held-error")
+        assert "not valid JSON" in error and "line 1 column 28" in error
+        assert not held.future.done()  # still held
+        editor.text = CALL.decode().replace("add", "sub")
+        await pilot.press("ctrl+s")
+        action, data = await released(held)
+        assert action == "edit" and data is not None and b'"sub"' in data
+
+
+async def test_a_held_request_is_answered_in_place(tmp_path: Path) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
+        held = holds.hold("c2s", "stdio", CALL, "request", "tools/call")
+        screen = await opened(pilot, app, capture)
+        await pilot.press("a")
+        screen.query_one("#held-editor", TextArea).text = '{"result": {"content": []}}'
+        await pilot.press("ctrl+s")
+        action, data = await released(held)
+        assert action == "answer"
+        assert data == b'{"jsonrpc":"2.0","id":5,"result":{"content":[]}}'
+
+
+async def test_without_a_proxy_holding_h_says_so(tmp_path: Path) -> None:
+    app = viewer(acted_capture(tmp_path / "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("H")
+        await pilot.pause()
+        assert not isinstance(app.screen, HeldScreen)
+        assert any("no proxy holds" in str(n.message) for n in app._notifications)

@@ -1,0 +1,136 @@
+"""The messages a proxy holds (``--intercept``), and the keys that release them.
+
+Opened with ``H`` on a capture whose proxy holds messages: it talks to the
+proxy's control channel (``CAPTURE.ctl``, see
+:mod:`mcpeek.inspector.act.control`), from ``mcpeek http``'s own viewer or a
+``mcpeek view`` in another terminal alike. Each held message shows with how
+long it has been held; ``f`` forwards it, ``d`` drops it, ``e`` edits it and
+``a`` answers a held request in place (an editor that refuses invalid JSON
+and says where; ``ctrl+s`` sends, ``escape`` gives up).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static, TextArea
+
+from mcpeek.inspector.act.control import control_request_async
+
+REFRESH = 0.5  # seconds between looks at what is held (and the timers)
+ANSWER_TEMPLATE = '{"result": {}}'
+
+
+class HeldScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("f", "release('forward')", "Forward"),
+        Binding("d", "release('drop')", "Drop"),
+        Binding("e", "edit('edit')", "Edit"),
+        Binding("a", "edit('answer')", "Answer"),
+        Binding("ctrl+s", "send", "Send"),
+    ]
+    DEFAULT_CSS = """
+    HeldScreen { align: center middle; }
+    HeldScreen > Vertical { width: 90%; height: 90%; border: thick $warning; background: $surface; }
+    HeldScreen OptionList { height: 8; }
+    HeldScreen TextArea { height: 1fr; display: none; }
+    HeldScreen #held-error { color: $error; }
+    """
+
+    def __init__(self, control: Path) -> None:
+        super().__init__()
+        self.control = control
+        self.held: list[dict[str, Any]] = []
+        self.editing: str | None = None  # "edit" or "answer" while the editor is open
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("held messages", id="held-title")
+            yield OptionList(id="held-list")
+            yield Static("", id="held-raw")
+            yield TextArea("", language="json", id="held-editor")
+            yield Static("", id="held-error")
+            yield Label(Text("f forward  d drop  e edit  a answer  ctrl+s send  esc back"))
+
+    async def on_mount(self) -> None:
+        await self.refresh_held()
+        self.set_interval(REFRESH, self.refresh_held)
+
+    async def refresh_held(self) -> None:
+        try:
+            answer = await control_request_async(self.control, {"op": "list"})
+        except (OSError, ValueError) as exc:
+            self.query_one("#held-error", Static).update(f"the proxy is gone: {exc}")
+            return
+        self.held = answer.get("held", [])
+        listing = self.query_one("#held-list", OptionList)
+        keep = listing.highlighted
+        listing.clear_options()
+        listing.add_options(
+            f"#{h['id']}  {'→' if h['dir'] == 'c2s' else '←'} {h['method'] or h['kind']}  "
+            f"held {h['held_s']:.1f} s"
+            for h in self.held
+        )
+        if self.held:
+            listing.highlighted = min(keep or 0, len(self.held) - 1)
+        self.query_one("#held-title", Label).update(f"{len(self.held)} held")
+        current = self.current
+        self.query_one("#held-raw", Static).update(current["raw"] if current else "")
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        index = self.query_one("#held-list", OptionList).highlighted
+        return self.held[index] if index is not None and index < len(self.held) else None
+
+    async def action_release(self, action: str) -> None:
+        if self.editing is None and self.current is not None:
+            await self._send({"op": action, "id": self.current["id"]})
+
+    def action_edit(self, action: str) -> None:
+        current = self.current
+        if current is None or self.editing is not None:
+            return
+        self.editing = action
+        editor = self.query_one("#held-editor", TextArea)
+        editor.text = current["raw"] if action == "edit" else ANSWER_TEMPLATE
+        editor.display = True
+        editor.focus()
+
+    async def action_send(self) -> None:
+        if self.editing is None or self.current is None:
+            return
+        text = self.query_one("#held-editor", TextArea).text
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:  # refused here, the message stays held
+            where = f"line {exc.lineno} column {exc.colno}"
+            self.query_one("#held-error", Static).update(f"not valid JSON: {exc.msg} at {where}")
+            return
+        if await self._send({"op": self.editing, "id": self.current["id"], "raw": text}):
+            self._close_editor()
+
+    def action_back(self) -> None:
+        if self.editing is not None:
+            self._close_editor()
+        else:
+            self.dismiss(None)
+
+    def _close_editor(self) -> None:
+        self.editing = None
+        self.query_one("#held-editor", TextArea).display = False
+        self.query_one("#held-list", OptionList).focus()
+
+    async def _send(self, request: dict[str, Any]) -> bool:
+        answer = await control_request_async(self.control, request)
+        error = "" if answer.get("ok") else str(answer.get("error", "refused"))
+        self.query_one("#held-error", Static).update(error)
+        await self.refresh_held()
+        return not error
