@@ -19,6 +19,7 @@ from typing import Any
 
 from mcpeek.inspector.act.faults import Action, FaultRule
 from mcpeek.inspector.act.hold import Holds
+from mcpeek.inspector.act.inject import Injector
 from mcpeek.inspector.act.scripts import Script
 from mcpeek.inspector.act.verdicts import RESPONSE_KINDS, Drop, Edit, Message, Outcome, as_bytes
 from mcpeek.inspector.act.wire import corrupt, error_answer, member_answer
@@ -76,6 +77,8 @@ class Actor:
     ) -> None:
         self.intercepts = list(intercepts)
         self.holds = holds if holds is not None else Holds()
+        self.injector = Injector()
+        self.controlled = False  # a control channel serves holds and injection
         self.faults = list(faults)
         self.scripts = list(scripts)
         self.random = random.Random(seed)
@@ -105,6 +108,8 @@ class Actor:
     async def decide(self, direction: Direction, ch: str, raw: bytes) -> Outcome:
         message, flow = self.follow(direction, raw)
         message.ch = ch
+        if self.injector.pending and self.injector.consumes(direction, message.kind, message.id):
+            return _consumed(message)
         if flow is not None and self.intercepts:
             item = MessageItem(flow, "response" if message.kind in RESPONSE_KINDS else message.kind)
             caught = next((f for f in self.intercepts if f(item)), None)
@@ -196,6 +201,14 @@ class Actor:
         if message.kind in RESPONSE_KINDS:
             return Outcome(answer, made="edit")
         return None
+
+
+def _consumed(message: Message) -> Outcome:
+    """The answer to a request mcpeek injected: recorded (``consume``), never forwarded."""
+    kept = Outcome(None)
+    kept.act = _act(kept, message, "control", "an injected request")
+    kept.act.action = "consume"
+    return kept
 
 
 def _act(outcome: Outcome, message: Message, by: str, rule: str) -> Act:

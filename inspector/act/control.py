@@ -12,6 +12,7 @@ nothing listens on the network. One JSON object per line each way::
                                                     JSON: Expecting value at line 1 column 9"}
     {"op": "drop", "id": 1}
     {"op": "answer", "id": 1, "raw": "{\\"result\\": {...}}"}
+    {"op": "inject", "to": "server", "raw": "{...}"} -> {"ok": true, "id": "mcpeek-1" | null}
 
 :func:`control_request` is the client side, for tools and tests.
 """
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpeek.inspector.act.hold import HoldError, Holds
+from mcpeek.inspector.act.inject import Injector
 
 SUFFIX = ".ctl"
 LINE_LIMIT = 64 * 1024 * 1024  # an edit may be a big message
@@ -39,9 +41,10 @@ def control_path(capture: Path) -> Path:
 class ControlServer:
     """Serves the held messages of ``holds`` on ``path`` while in its ``async with``."""
 
-    def __init__(self, path: Path, holds: Holds) -> None:
+    def __init__(self, path: Path, holds: Holds, injector: Injector | None = None) -> None:
         self.path = path
         self.holds = holds
+        self.injector = injector
         self._server: asyncio.AbstractServer | None = None
 
     async def __aenter__(self) -> ControlServer:
@@ -83,6 +86,11 @@ class ControlServer:
             op = request.get("op")
             if op == "list":
                 return {"ok": True, "held": self.holds.listing()}
+            if op == "inject":
+                if self.injector is None:
+                    raise HoldError("this proxy cannot inject")
+                given = self.injector.inject(str(request.get("to")), request.get("raw"))
+                return {"ok": True, "id": given}
             number = request.get("id")
             if not isinstance(number, int):
                 raise HoldError(f"{op!r} wants the id of a held message")

@@ -90,11 +90,11 @@ class Holds:
             raise HoldError(f"unknown release {action!r}; known: {' '.join(ACTIONS)}")
         payload: bytes | None = None
         if action == "edit":
-            payload = _valid_json(data, "the edit")
+            payload = valid_json(data, "the edit")
         elif action == "answer":
             if held.kind != "request":
                 raise HoldError(f"message #{number} is a {held.kind}: only a request is answered")
-            members = json.loads(_valid_json(data, "the answer"))
+            members = json.loads(valid_json(data, "the answer"))
             if not isinstance(members, dict) or ("result" in members) == ("error" in members):
                 raise HoldError("the answer wants a JSON object with a result or an error")
             payload = member_answer(
@@ -103,7 +103,7 @@ class Holds:
         held.future.set_result(Release(action, payload))  # type: ignore[arg-type]
 
 
-def _valid_json(data: Any, what: str) -> bytes:
+def valid_json(data: Any, what: str) -> bytes:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     if not isinstance(text, str):
         raise HoldError(f"{what} wants the message's JSON text")

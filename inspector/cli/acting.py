@@ -32,6 +32,12 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
         "CAPTURE.ctl (forward, edit, drop, answer; repeatable; see docs/intercept.md)",
     )
     add(
+        "--control",
+        action="store_true",
+        help="open the control channel (CAPTURE.ctl) without holding anything: the viewer "
+        "can inject messages (stdio); --intercept opens it too",
+    )
+    add(
         "--fault",
         action="append",
         default=[],
@@ -62,7 +68,7 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
 def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Actor | None:
     """The :class:`~mcpeek.inspector.act.actor.Actor` the options ask for, or ``None``
     (nothing to act on: the act package is not even imported)."""
-    if not (args.fault or args.faults or args.script or args.intercept):
+    if not (args.fault or args.faults or args.script or args.intercept or args.control):
         if args.seed is not None:
             raise UsageError("--seed does nothing without --fault or --faults")
         return None
@@ -85,7 +91,9 @@ def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Acto
         scripts = [load_script(path) for path in args.script]
     except (FaultError, ScriptError) as exc:
         raise UsageError(str(exc)) from None
-    return Actor(rules, scripts, seed=args.seed, report=report, intercepts=intercepts)
+    actor = Actor(rules, scripts, seed=args.seed, report=report, intercepts=intercepts)
+    actor.controlled = bool(intercepts or args.control)
+    return actor
 
 
 def with_control(
@@ -93,15 +101,15 @@ def with_control(
 ) -> Callable[[], Awaitable[T]]:
     """``run``, with the control channel of the held messages open while it runs
     (only when ``--intercept`` asked for holding)."""
-    if actor is None or not actor.intercepts:
+    if actor is None or not actor.controlled:
         return run
     from mcpeek.inspector.act.control import ControlServer, control_path
 
     path = control_path(capture)
 
     async def controlled() -> T:
-        async with ControlServer(path, actor.holds):
-            say(f"holding what --intercept matches; release through {path}")
+        async with ControlServer(path, actor.holds, actor.injector):
+            say(f"control channel (hold, release, inject): {path}")
             return await run()
 
     return controlled

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from mcpeek.inspector.proxy.lifecycle import STDOUT
 from mcpeek.inspector.proxy.stdio import StdioRelay
 from mcpeek.inspector.proxy.tap import LineSplitter, StdioTap
-from mcpeek.inspector.records import Direction, Event
+from mcpeek.inspector.records import Act, Direction, Event
 
 if TYPE_CHECKING:
     from mcpeek.inspector.act.verdicts import Outcome
@@ -134,6 +134,12 @@ class ActingStdioRelay(StdioRelay):
             self._client_out.write(data)
         else:
             self.undelivered += len(data)
+
+    def inject(self, direction: Direction, line: bytes, act: Act) -> None:
+        """A message of mcpeek's own, towards the peer ``direction`` goes to: written
+        between two whole lines (the workers write whole lines), then recorded."""
+        self._deliver(direction, line)
+        self._observe(self.tap.line, direction, line, before=[act], made="inject")
 
     def _end(self, direction: Direction) -> None:
         tail = self._splitters[direction].finish()

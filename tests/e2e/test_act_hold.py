@@ -118,3 +118,36 @@ def test_a_held_request_is_answered_in_place(
     assert outcome["add"]["text"] == "7"
     assert (tmp_path / "tools.log").read_text().split() == ["get_weather"]  # never saw add
     assert not control_path(capture).exists()  # the socket goes with the proxy
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_an_injected_list_changed_makes_the_sdk_client_list_tools_again(
+    era: str, tmp_path: Path
+) -> None:
+    capture = tmp_path / "inject.jsonl"
+    client = peer_argv("act_client.py", "--era", era, "--await-list-changed", "30")
+    proxy = mcpeek_argv("stdio", "-w", str(capture), "--control", "--", *peer_argv("sdk_server.py"))
+    with subprocess.Popen([*client, "--", *proxy], stdout=subprocess.PIPE) as proc:
+        ctl = control_path(capture)
+        for _ in range(600):  # until the client has listed the tools once (an event)
+            if ctl.exists() and capture.exists() and b'"tools":[' in capture.read_bytes():
+                break
+            time.sleep(0.05)
+        ping = control_request(
+            ctl, {"op": "inject", "to": "server", "raw": '{"jsonrpc":"2.0","id":1,"method":"ping"}'}
+        )
+        assert ping == {"ok": True, "id": "mcpeek-1"}  # mcpeek's own id, whatever was written
+        note = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+        assert control_request(ctl, {"op": "inject", "to": "client", "raw": note})["ok"]
+        outcome = finish(proc)
+    assert outcome["relisted"] == 3  # the SDK client listed the tools again
+    records = inspector.load(capture).records
+    lists = [r for r in records if isinstance(r, Msg) and b'"tools/list"' in wire_bytes(r)]
+    assert len(lists) == 2
+    acts = [r for r in records if isinstance(r, Act)]
+    assert [a.action for a in acts] == ["inject", "consume", "inject"]
+    # The server's answer to mcpeek's ping went to mcpeek, never to the client.
+    to_client = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "s2c"]
+    assert not any(b'"mcpeek-1"' in data for data in to_client)
+    made = [r for r in records if isinstance(r, Msg) and r.made == "inject"]
+    assert [m.dir for m in made] == ["c2s", "s2c"]

@@ -13,6 +13,9 @@ Prints ONE JSON object and exits 0::
 
     {"era", "add": CALL, "weather": CALL}
 
+or, with ``--await-list-changed S``, ``{"era", "relisted": N | null}`` (the number
+of tools listed again after the notification, null when none came).
+
 where CALL is ``{"text", "error": [code, message] | null, "timeout": bool, "seconds"}``.
 Exits 1 when the conversation itself could not be held (the opening failed).
 """
@@ -25,6 +28,7 @@ import sys
 import time
 from typing import Any
 
+import anyio
 import mcp_types as types
 from conversation import MODES, hold, text
 from mcp import Client
@@ -50,17 +54,36 @@ async def call(client: Client, name: str, arguments: dict[str, Any], timeout: fl
     return outcome
 
 
-async def converse(era: str, timeout: float, url: str | None, command: list[str]) -> dict:
+async def converse(
+    era: str, timeout: float, url: str | None, command: list[str], await_changed: float | None
+) -> dict:
     server: Any = url
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
     if url is None:
         server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     info = types.Implementation(name="mcpeek-act-client", version="0.1.0")
     async with Client(
-        server, mode=MODES[era], client_info=info, cache=None, read_timeout_seconds=DEADLINE_S
+        server,
+        mode=MODES[era],
+        client_info=info,
+        cache=None,
+        read_timeout_seconds=DEADLINE_S,
+        message_handler=on_message,
     ) as client:
         if era == "modern":
             raw = await client.session.send_discover(LATEST_MODERN_VERSION)
             client.session.adopt(types.DiscoverResult.model_validate(raw))
+        if await_changed is not None:  # the SDK tells; listing again is the client's job
+            await client.list_tools()
+            with anyio.move_on_after(await_changed):
+                await changed.wait()
+            relisted = len((await client.list_tools()).tools) if changed.is_set() else None
+            return {"era": era, "relisted": relisted}
         add = await call(client, "add", {"a": 2, "b": 3}, timeout)
         weather = await call(client, "get_weather", {"city": "Paris"}, timeout)
     return {"era": era, "add": add, "weather": weather}
@@ -71,6 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--era", choices=["modern", "legacy"], required=True)
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--url")
+    parser.add_argument(
+        "--await-list-changed",
+        type=float,
+        metavar="S",
+        help="after tools/list, wait up to S seconds for notifications/tools/list_changed, "
+        "list the tools again when it comes, and report 'relisted' (no tool calls)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -79,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     return hold(
         "act_client",
         args.era,
-        lambda: converse(args.era, args.timeout, args.url, command),
+        lambda: converse(args.era, args.timeout, args.url, command, args.await_list_changed),
         DEADLINE_S,
         f"no conversation within {DEADLINE_S:g} s",
     )

@@ -144,6 +144,8 @@ class StdioCommand(Command):
                 on_tap_error=internal_error,
             )
         )
+        if actor is not None and isinstance(relay, ActingStdioRelay):
+            actor.injector.deliver = relay.inject  # the control channel may inject
         console.say(f"recording to {path}")
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
             console.say(
