@@ -69,9 +69,9 @@ class Msg(SeqRecord, tag="msg", kw_only=True):
 
     ``made`` (optional) marks bytes mcpeek wrote rather than the peer ``dir``
     names: ``edit`` (a peer's message, changed), ``reply`` (an answer in place
-    of the other peer), ``corrupt`` (a fault's invalid JSON). The ``act``
-    record just before it holds what the peer had sent. No rule blames a peer
-    for such a message.
+    of the other peer), ``corrupt`` (a fault's invalid JSON), ``inject`` (a
+    message of mcpeek's own). The ``act`` record just before it holds what
+    the peer had sent. No rule blames a peer for such a message.
     """
 
     dir: Direction
@@ -147,11 +147,13 @@ class Violation(SeqRecord, tag="violation", kw_only=True):
 class Act(SeqRecord, tag="act", kw_only=True):
     """What mcpeek did to a message on the user's request (faults, scripts).
 
-    ``action`` is ``edit``, ``drop``, ``reply``, ``delay``, ``disconnect`` or
-    ``corrupt``; ``dir`` and ``ch`` are those of the message acted on, and
-    ``raw``/``raw_b64`` its bytes exactly as the peer sent them (the ``msg``
-    records hold what each peer received). ``by`` is ``fault`` or ``script``
-    and ``rule`` the fault's text or the script's file; ``ms`` the delay.
+    ``action`` is ``edit``, ``drop``, ``reply``, ``delay``, ``disconnect``,
+    ``corrupt``, ``hold``, ``inject`` or ``consume``; ``dir`` and ``ch`` are
+    those of the message acted on, and ``raw``/``raw_b64`` its bytes exactly as
+    the peer sent them (the ``msg`` records hold what each peer received).
+    ``by`` is ``fault``, ``script``, ``intercept`` or ``control``; ``rule`` the
+    fault's text, the script's file or the intercept filter; ``ms`` the delay
+    or how long the message was held.
     """
 
     action: str

@@ -6,7 +6,8 @@ proxy's control channel (``CAPTURE.ctl``, see
 ``mcpeek view`` in another terminal alike. Each held message shows with how
 long it has been held; ``f`` forwards it, ``d`` drops it, ``e`` edits it and
 ``a`` answers a held request in place (an editor that refuses invalid JSON
-and says where; ``ctrl+s`` sends, ``escape`` gives up).
+and says where; ``ctrl+s`` sends, ``escape`` gives up); ``c`` and ``s``
+write a new message to inject to the client or the server (stdio proxies).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ from mcpeek.inspector.act.control import control_request_async
 
 REFRESH = 0.5  # seconds between looks at what is held (and the timers)
 ANSWER_TEMPLATE = '{"result": {}}'
+#: What the editor starts with for a message injected to each peer.
+INJECT_TEMPLATES = {
+    "inject-client": '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}',
+    "inject-server": '{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+}
 
 
 class HeldScreen(ModalScreen[None]):
@@ -35,6 +41,8 @@ class HeldScreen(ModalScreen[None]):
         Binding("d", "release('drop')", "Drop"),
         Binding("e", "edit('edit')", "Edit"),
         Binding("a", "edit('answer')", "Answer"),
+        Binding("c", "edit('inject-client')", "Inject → client"),
+        Binding("s", "edit('inject-server')", "Inject → server"),
         Binding("ctrl+s", "send", "Send"),
     ]
     DEFAULT_CSS = """
@@ -58,7 +66,12 @@ class HeldScreen(ModalScreen[None]):
             yield Static("", id="held-raw")
             yield TextArea("", language="json", id="held-editor")
             yield Static("", id="held-error")
-            yield Label(Text("f forward  d drop  e edit  a answer  ctrl+s send  esc back"))
+            yield Label(
+                Text(
+                    "f forward  d drop  e edit  a answer  c inject → client  "
+                    "s inject → server  ctrl+s send  esc back"
+                )
+            )
 
     async def on_mount(self) -> None:
         await self.refresh_held()
@@ -96,16 +109,22 @@ class HeldScreen(ModalScreen[None]):
 
     def action_edit(self, action: str) -> None:
         current = self.current
-        if current is None or self.editing is not None:
+        injecting = action in INJECT_TEMPLATES
+        if (current is None and not injecting) or self.editing is not None:
             return
         self.editing = action
         editor = self.query_one("#held-editor", TextArea)
-        editor.text = current["raw"] if action == "edit" else ANSWER_TEMPLATE
+        if injecting:
+            editor.text = INJECT_TEMPLATES[action]
+        else:
+            assert current is not None
+            editor.text = current["raw"] if action == "edit" else ANSWER_TEMPLATE
         editor.display = True
         editor.focus()
 
     async def action_send(self) -> None:
-        if self.editing is None or self.current is None:
+        injecting = self.editing in INJECT_TEMPLATES
+        if self.editing is None or (self.current is None and not injecting):
             return
         text = self.query_one("#held-editor", TextArea).text
         try:
@@ -114,7 +133,12 @@ class HeldScreen(ModalScreen[None]):
             where = f"line {exc.lineno} column {exc.colno}"
             self.query_one("#held-error", Static).update(f"not valid JSON: {exc.msg} at {where}")
             return
-        if await self._send({"op": self.editing, "id": self.current["id"], "raw": text}):
+        if injecting:
+            request = {"op": "inject", "to": self.editing.split("-")[1], "raw": text}
+        else:
+            assert self.current is not None
+            request = {"op": self.editing, "id": self.current["id"], "raw": text}
+        if await self._send(request):
             self._close_editor()
 
     def action_back(self) -> None:

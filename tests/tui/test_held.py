@@ -19,6 +19,7 @@ from textual.widgets import Static, TextArea
 
 from mcpeek.inspector.act.control import ControlServer, control_path
 from mcpeek.inspector.act.hold import Held, Holds
+from mcpeek.inspector.act.inject import Injector
 from mcpeek.tui.held import HeldScreen
 from tests.tui.conftest import wait_for, wait_loaded
 from tests.tui.test_acted import acted_capture
@@ -114,3 +115,38 @@ async def test_without_a_proxy_holding_h_says_so(tmp_path: Path) -> None:
         await pilot.pause()
         assert not isinstance(app.screen, HeldScreen)
         assert any("no proxy holds" in str(n.message) for n in app._notifications)
+
+
+async def test_inject_a_notification_to_the_client_and_a_request_to_the_server(
+    tmp_path: Path,
+) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    sent: list[tuple[str, bytes, str]] = []
+    injector = Injector()
+    injector.deliver = lambda direction, line, act: sent.append((direction, line, act.action))
+    async with (
+        ControlServer(control_path(capture), Holds(), injector),
+        app.run_test(size=SIZE) as pilot,
+    ):
+        await wait_loaded(pilot, app)
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
+        screen = app.screen
+        assert isinstance(screen, HeldScreen)
+        await pilot.press("c")
+        editor = screen.query_one("#held-editor", TextArea)
+        assert "notifications/tools/list_changed" in editor.text
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(sent) == 1)
+        await pilot.press("s")
+        editor.text = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"'  # cut short
+        await pilot.press("ctrl+s")
+        assert "not valid JSON" in screen_text(screen, "#held-error") and len(sent) == 1
+        editor.text = '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(sent) == 2)
+    (to_client, client_line, _), (to_server, server_line, action) = sent
+    assert to_client == "s2c" and b"notifications/tools/list_changed" in client_line
+    assert to_server == "c2s" and b'"id":"mcpeek-1"' in server_line and action == "inject"
+    assert injector.pending == {("s2c", "mcpeek-1"): "tools/list"}  # its answer is mcpeek's
