@@ -24,6 +24,7 @@ from mcpeek.inspector.records import Act, Msg, wire_bytes
 from tests.conftest import mcpeek_argv, peer_argv
 from tests.e2e.test_act import ADD_REQUEST
 from tests.e2e.test_sdk_http import free_port, running
+from tests.e2e.test_sdk_stdio import tee_argv
 
 pytestmark = pytest.mark.e2e
 
@@ -151,3 +152,36 @@ def test_an_injected_list_changed_makes_the_sdk_client_list_tools_again(
     assert not any(b'"mcpeek-1"' in data for data in to_client)
     made = [r for r in records if isinstance(r, Msg) and r.made == "inject"]
     assert [m.dir for m in made] == ["c2s", "s2c"]
+
+
+def test_a_held_stdio_message_holds_the_later_ones_until_released_in_order(
+    tmp_path: Path,
+) -> None:
+    capture = tmp_path / "order.jsonl"
+    server = tee_argv(tmp_path, "server", *peer_argv("sdk_server.py"))
+    proxy = mcpeek_argv(
+        "stdio", "-w", str(capture), "--intercept", "~m tools/call & ~k notification", "--", *server
+    )
+    client = tee_argv(tmp_path, "client", *proxy)
+    argv = peer_argv("sdk_client.py", "--era", "legacy", "--", *client)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE) as proc:
+        first = wait_held(capture)
+        assert b"step 1/3" in first["raw"].encode()
+        server_out, client_out = tmp_path / "server.out", tmp_path / "client.out"
+        for _ in range(600):  # the server has answered count(3) (an event, polled)
+            if b"counted 3" in server_out.read_bytes():
+                break
+            time.sleep(0.05)
+        # ... yet the client has none of it: all of it waits behind the held notification.
+        assert b"step 1/3" not in client_out.read_bytes()
+        assert b"counted 3" not in client_out.read_bytes()
+        steps = [first["raw"]]
+        control_request(control_path(capture), {"op": "forward", "id": first["id"]})
+        for _ in range(2):  # the next two progress notifications are held in turn
+            held = wait_held(capture)
+            steps.append(held["raw"])
+            control_request(control_path(capture), {"op": "forward", "id": held["id"]})
+        outcome = finish(proc)
+    assert outcome["progress"] == 3
+    assert all(f"step {n}/3" in step for n, step in enumerate(steps, 1))  # in their order
+    assert client_out.read_bytes() == server_out.read_bytes()  # released in order, whole
