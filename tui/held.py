@@ -34,6 +34,17 @@ INJECT_TEMPLATES = {
 }
 
 
+async def held_count(control: Path) -> int:
+    """How many messages the proxy of ``control`` holds (0 when none is there)."""
+    if not control.exists():
+        return 0
+    try:
+        answer = await control_request_async(control, {"op": "list"})
+    except (OSError, ValueError):
+        return 0
+    return len(answer.get("held", []))
+
+
 class HeldScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),

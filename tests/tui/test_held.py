@@ -63,6 +63,9 @@ async def test_forward_and_drop_with_a_running_timer(tmp_path: Path) -> None:
     async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
         first = holds.hold("c2s", "stdio", CALL, "request", "tools/call")
         second = holds.hold("s2c", "stdio", NOTE, "notification", "notifications/progress")
+        await wait_loaded(pilot, app)
+        status = app.query_one("#status", Static)
+        await wait_for(pilot, lambda: "2 held (H)" in str(status.render()))  # the status line
         screen = await opened(pilot, app, capture)
         assert "2 held" in str(screen.query_one("#held-title").render())
         assert "tools/call" in screen_text(screen, "#held-raw")
