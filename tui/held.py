@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static, TextArea
 
 from mcpeek.inspector.act.control import control_request_async
+from mcpeek.tui.screens import PromptScreen
 
 REFRESH = 0.5  # seconds between looks at what is held (and the timers)
 ANSWER_TEMPLATE = '{"result": {}}'
@@ -54,6 +55,7 @@ class HeldScreen(ModalScreen[None]):
         Binding("a", "edit('answer')", "Answer"),
         Binding("c", "edit('inject-client')", "Inject → client"),
         Binding("s", "edit('inject-server')", "Inject → server"),
+        Binding("i", "intercept", "Intercept filter"),
         Binding("ctrl+s", "send", "Send"),
     ]
     DEFAULT_CSS = """
@@ -80,7 +82,7 @@ class HeldScreen(ModalScreen[None]):
             yield Label(
                 Text(
                     "f forward  d drop  e edit  a answer  c inject → client  "
-                    "s inject → server  ctrl+s send  esc back"
+                    "s inject → server  i intercept filter  ctrl+s send  esc back"
                 )
             )
 
@@ -107,7 +109,10 @@ class HeldScreen(ModalScreen[None]):
             listing.highlighted = min(keep or 0, len(self.held) - 1)
         self.query_one("#held-title", Label).update(f"{len(self.held)} held")
         current = self.current
-        self.query_one("#held-raw", Static).update(current["raw"] if current else "")
+        shown = current["raw"] if current else ""
+        if current and current["ch"] == "stdio":  # one ordered byte stream per direction
+            shown += "\n\n(stdio: the later messages of this direction wait behind it)"
+        self.query_one("#held-raw", Static).update(shown)
 
     @property
     def current(self) -> dict[str, Any] | None:
@@ -151,6 +156,15 @@ class HeldScreen(ModalScreen[None]):
             request = {"op": self.editing, "id": self.current["id"], "raw": text}
         if await self._send(request):
             self._close_editor()
+
+    def action_intercept(self) -> None:
+        """Set (or, left empty, clear) the proxy's intercept filter, live."""
+
+        async def chosen(text: str | None) -> None:
+            if text is not None:
+                await self._send({"op": "intercept", "filter": text})
+
+        self.app.push_screen(PromptScreen("hold what this filter matches (empty: nothing)"), chosen)
 
     def action_back(self) -> None:
         if self.editing is not None:

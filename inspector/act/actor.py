@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpeek.inspector.act.faults import Action, FaultRule
-from mcpeek.inspector.act.hold import Holds
+from mcpeek.inspector.act.hold import HoldError, Holds
 from mcpeek.inspector.act.inject import Injector
 from mcpeek.inspector.act.scripts import Script
 from mcpeek.inspector.act.verdicts import RESPONSE_KINDS, Drop, Edit, Message, Outcome, as_bytes
 from mcpeek.inspector.act.wire import corrupt, error_answer, member_answer
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
-from mcpeek.inspector.filters import Filter
+from mcpeek.inspector.filters import Filter, FilterError, compile_filter
 from mcpeek.inspector.records import Act, Direction, Header, Msg, text_fields
 from mcpeek.inspector.views.session import FlowItem
 
@@ -137,6 +137,17 @@ class Actor:
                 outcome.act = _act(outcome, message, "fault", rule.text)
                 return outcome
         return Outcome(raw)
+
+    def set_intercept(self, text: str) -> None:
+        """Hold what ``text`` matches from now on (``""``: nothing); a bad filter
+        raises :class:`~mcpeek.inspector.act.hold.HoldError` and changes nothing."""
+        if not text.strip():
+            self.intercepts = []
+            return
+        try:
+            self.intercepts = [compile_filter(text)]
+        except FilterError as exc:
+            raise HoldError(f"bad filter: {exc}") from None
 
     async def _hold(self, message: Message, caught: str) -> Outcome:
         """Hold ``message`` until released (``--intercept``); what was done is an act."""

@@ -13,6 +13,8 @@ nothing listens on the network. One JSON object per line each way::
     {"op": "drop", "id": 1}
     {"op": "answer", "id": 1, "raw": "{\\"result\\": {...}}"}
     {"op": "inject", "to": "server", "raw": "{...}"} -> {"ok": true, "id": "mcpeek-1" | null}
+    {"op": "intercept", "filter": "~m tools/call"}  -> {"ok": true} (a bad filter: refused;
+                                                    "" holds nothing from now on)
 
 :func:`control_request` is the client side, for tools and tests.
 """
@@ -24,6 +26,7 @@ import contextlib
 import json
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +44,17 @@ def control_path(capture: Path) -> Path:
 class ControlServer:
     """Serves the held messages of ``holds`` on ``path`` while in its ``async with``."""
 
-    def __init__(self, path: Path, holds: Holds, injector: Injector | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        holds: Holds,
+        injector: Injector | None = None,
+        intercepts: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = path
         self.holds = holds
         self.injector = injector
+        self.intercepts = intercepts  # sets (or, given "", clears) the intercept filter
         self._server: asyncio.AbstractServer | None = None
 
     async def __aenter__(self) -> ControlServer:
@@ -86,6 +96,11 @@ class ControlServer:
             op = request.get("op")
             if op == "list":
                 return {"ok": True, "held": self.holds.listing()}
+            if op == "intercept":
+                if self.intercepts is None:
+                    raise HoldError("this proxy cannot change its intercept filter")
+                self.intercepts(str(request.get("filter") or ""))
+                return {"ok": True}
             if op == "inject":
                 if self.injector is None:
                     raise HoldError("this proxy cannot inject")

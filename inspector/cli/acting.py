@@ -108,7 +108,7 @@ def with_control(
     path = control_path(capture)
 
     async def controlled() -> T:
-        async with ControlServer(path, actor.holds, actor.injector):
+        async with ControlServer(path, actor.holds, actor.injector, actor.set_intercept):
             say(f"control channel (hold, release, inject): {path}")
             return await run()
 

@@ -19,6 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     ("options", "says"),
     [
         (["--fault", "~zz => drop"], "bad filter: unknown operator ~zz"),
+        (["--intercept", "~m ("], "--intercept '~m (': bad filter"),
         (["--fault", "~m ping => explode"], "unknown action 'explode'"),
         (["--fault", "~m ping => delay 5 p=7"], "p=7: expected a probability"),
         (["--faults", "missing.toml"], "missing.toml: No such file"),

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from textual.widgets import Static, TextArea
 
+from mcpeek.inspector.act.actor import Actor
 from mcpeek.inspector.act.control import ControlServer, control_path
 from mcpeek.inspector.act.hold import Held, Holds
 from mcpeek.inspector.act.inject import Injector
@@ -153,3 +154,24 @@ async def test_inject_a_notification_to_the_client_and_a_request_to_the_server(
     assert to_client == "s2c" and b"notifications/tools/list_changed" in client_line
     assert to_server == "c2s" and b'"id":"mcpeek-1"' in server_line and action == "inject"
     assert injector.pending == {("s2c", "mcpeek-1"): "tools/list"}  # its answer is mcpeek's
+
+
+async def test_the_intercept_filter_is_set_refused_and_cleared_live(tmp_path: Path) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    actor = Actor()
+    control = ControlServer(control_path(capture), actor.holds, actor.injector, actor.set_intercept)
+    async with control, app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot, app)
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
+        screen = app.screen
+        assert isinstance(screen, HeldScreen)
+        await pilot.press("i", *"~m tools/call", "enter")
+        await wait_for(pilot, lambda: len(actor.intercepts) == 1)
+        assert str(actor.intercepts[0]) == "~m tools/call"
+        await pilot.press("i", *"~x", "enter")
+        await wait_for(pilot, lambda: "bad filter" in screen_text(screen, "#held-error"))
+        assert str(actor.intercepts[0]) == "~m tools/call"  # unchanged
+        await pilot.press("i", "enter")  # empty: hold nothing from now on
+        await wait_for(pilot, lambda: actor.intercepts == [])
