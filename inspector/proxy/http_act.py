@@ -55,11 +55,16 @@ class ActingHttpRelay(HttpRelay):
     ) -> web.StreamResponse:
         if not _judged_request(request):
             return await super()._forward(request, recorder)
-        try:
-            body = await request.content.read()
+        pieces: list[bytes] = []
+        size = 0
+        try:  # whole, to be judged; never more than the limit in memory
+            while (chunk := await request.content.readany()) and size <= self.max_request_body:
+                pieces.append(chunk)
+                size += len(chunk)
         except Exception:
             return client_gone(self.emit, request, recorder)
-        if len(body) > self.max_request_body:
+        body = b"".join(pieces)
+        if size > self.max_request_body:
             recorder.head()
             text = f"request body over the limit of {self.max_request_body} bytes"
             return await answer_itself(self.emit, request, recorder.x, 413, text, "refused")
