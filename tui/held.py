@@ -6,7 +6,8 @@ proxy's control channel (``CAPTURE.ctl``, see
 ``mcpeek view`` in another terminal alike. Each held message shows with how
 long it has been held; ``f`` forwards it, ``d`` drops it, ``e`` edits it and
 ``a`` answers a held request in place (an editor that refuses invalid JSON
-and says where; ``ctrl+s`` sends, ``escape`` gives up); ``c`` and ``s``
+and says where; ``ctrl+r`` fills in the recorded answers of earlier flows of
+the same method, one after the other; ``ctrl+s`` sends, ``escape`` gives up); ``c`` and ``s``
 write a new message to inject to the client or the server (stdio proxies).
 """
 
@@ -24,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static, TextArea
 
 from mcpeek.inspector.act.control import control_request_async
+from mcpeek.inspector.views.session import SessionModel
 from mcpeek.tui.screens import PromptScreen
 
 REFRESH = 0.5  # seconds between looks at what is held (and the timers)
@@ -46,6 +48,25 @@ async def held_count(control: Path) -> int:
     return len(answer.get("held", []))
 
 
+def recorded_answers(model: SessionModel, method: str | None) -> list[str]:
+    """The ``result``/``error`` of each answered flow of ``method`` in the capture, the
+    latest first, as JSON text for the answer editor."""
+    answers = []
+    for item in reversed(model.items):
+        response = item.flow.response
+        if item.flow.method != method or response is None:
+            continue
+        try:
+            message = json.loads(response.wire())
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            members = {k: message[k] for k in ("result", "error") if k in message}
+            if members:
+                answers.append(json.dumps(members, indent=2, ensure_ascii=False))
+    return answers
+
+
 class HeldScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -56,6 +77,7 @@ class HeldScreen(ModalScreen[None]):
         Binding("c", "edit('inject-client')", "Inject → client"),
         Binding("s", "edit('inject-server')", "Inject → server"),
         Binding("i", "intercept", "Intercept filter"),
+        Binding("ctrl+r", "recorded", "Recorded answer"),
         Binding("ctrl+s", "send", "Send"),
     ]
     DEFAULT_CSS = """
@@ -66,9 +88,11 @@ class HeldScreen(ModalScreen[None]):
     HeldScreen #held-error { color: $error; }
     """
 
-    def __init__(self, control: Path) -> None:
+    def __init__(self, control: Path, model: SessionModel | None = None) -> None:
         super().__init__()
         self.control = control
+        self.model = model  # the capture's flows: their answers can answer a held request
+        self._picked = -1  # which recorded answer ctrl+r showed last
         self.held: list[dict[str, Any]] = []
         self.editing: str | None = None  # "edit" or "answer" while the editor is open
 
@@ -137,6 +161,20 @@ class HeldScreen(ModalScreen[None]):
             editor.text = current["raw"] if action == "edit" else ANSWER_TEMPLATE
         editor.display = True
         editor.focus()
+
+    def action_recorded(self) -> None:
+        """While answering: the next recorded answer of an earlier flow of the same method."""
+        current = self.current
+        if self.editing != "answer" or current is None or self.model is None:
+            return
+        answers = recorded_answers(self.model, current["method"])
+        error = self.query_one("#held-error", Static)
+        if not answers:
+            error.update(f"no recorded answer to {current['method']} in this capture")
+            return
+        self._picked = (self._picked + 1) % len(answers)
+        self.query_one("#held-editor", TextArea).text = answers[self._picked]
+        error.update(f"recorded answer {self._picked + 1} of {len(answers)} (ctrl+r: the next)")
 
     async def action_send(self) -> None:
         injecting = self.editing in INJECT_TEMPLATES

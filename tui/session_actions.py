@@ -141,7 +141,7 @@ class SessionActions(App[None]):
         if not path.exists():
             self.notify("no proxy holds messages for this capture (see --intercept)")
             return
-        self.push_screen(HeldScreen(path))
+        self.push_screen(HeldScreen(path, self.current.model))
 
     def action_summary(self) -> None:
         if self.current is not None:

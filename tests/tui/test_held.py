@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -175,3 +176,24 @@ async def test_the_intercept_filter_is_set_refused_and_cleared_live(tmp_path: Pa
         assert str(actor.intercepts[0]) == "~m tools/call"  # unchanged
         await pilot.press("i", "enter")  # empty: hold nothing from now on
         await wait_for(pilot, lambda: actor.intercepts == [])
+
+
+async def test_an_answer_can_be_picked_from_the_recorded_answers(tmp_path: Path) -> None:
+    capture = acted_capture(tmp_path / "c.jsonl")  # one answered tools/call
+    app = viewer(capture)
+    async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
+        held = holds.hold("c2s", "stdio", CALL, "request", "tools/call")
+        screen = await opened(pilot, app, capture)
+        await pilot.press("a", "ctrl+r")
+        editor = screen.query_one("#held-editor", TextArea)
+        assert '"Rainy"' in editor.text and "recorded answer 1 of 1" in screen_text(
+            screen, "#held-error"
+        )
+        await pilot.press("ctrl+s")
+        action, data = await released(held)
+        assert action == "answer" and data is not None
+        assert json.loads(data) == {
+            "jsonrpc": "2.0",
+            "id": 5,  # the held request's id, not the recorded one
+            "result": {"content": [{"type": "text", "text": "Rainy"}]},
+        }
