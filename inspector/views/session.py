@@ -144,7 +144,7 @@ class SessionModel(AnalysisListener):
             return
         if isinstance(record, Act):
             self._act = record
-            if record.action in ("drop", "disconnect"):  # no message follows
+            if record.action in ("drop", "disconnect", "consume"):  # no message follows
                 self.unattached_acts.append(record)
                 self._act = None
             return
