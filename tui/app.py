@@ -31,7 +31,7 @@ from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.column_header import ColumnHeader
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import FlowList
-from mcpeek.tui.held import held_count
+from mcpeek.tui.held import held_now, mark_held
 from mcpeek.tui.loader import SessionUpdated, load_into
 from mcpeek.tui.recheck import recheck
 from mcpeek.tui.session_tabs import SessionTabs
@@ -118,7 +118,10 @@ class McpeekApp(SessionTabs):
     async def poll_held(self) -> None:
         """The status line counts what the capture's proxy holds (``--intercept``)."""
         if self.current is not None:
-            self.current.held = await held_count(control_path(self.current.model.path))
+            held = await held_now(control_path(self.current.model.path))
+            self.current.held = len(held)
+            if mark_held(self.current.model, held):
+                self.flow_list.refresh()
 
     # -- loading ----------------------------------------------------------------------
     def start_loading(self, view: SessionView) -> None:

@@ -13,6 +13,7 @@ write a new message to inject to the client or the server (stdio proxies).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -37,15 +38,36 @@ INJECT_TEMPLATES = {
 }
 
 
-async def held_count(control: Path) -> int:
-    """How many messages the proxy of ``control`` holds (0 when none is there)."""
+async def held_now(control: Path) -> list[dict[str, Any]]:
+    """What the proxy of ``control`` holds now (nothing when no proxy is there)."""
     if not control.exists():
-        return 0
+        return []
     try:
         answer = await control_request_async(control, {"op": "list"})
     except (OSError, ValueError):
-        return 0
-    return len(answer.get("held", []))
+        return []
+    held: list[dict[str, Any]] = answer.get("held", [])
+    return held
+
+
+def mark_held(model: SessionModel, held: list[dict[str, Any]]) -> bool:
+    """Mark the flows whose answer is held (``FlowItem.held``: for how long), clear the
+    others; whether a row changed. A held request has no flow yet: the H screen shows it."""
+    answers: dict[str, float] = {}
+    for message in held:
+        if message["kind"] in ("result", "error"):
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                answers[json.dumps(json.loads(message["raw"]).get("id"))] = message["held_s"]
+    changed = False
+    for item in reversed(model.items):
+        if item.held is None and (not answers or item.flow.response is not None):
+            continue  # (an answered flow waits for nothing)
+        seconds = next((answers[k] for k in map(json.dumps, item.flow.ids) if k in answers), None)
+        if seconds != item.held:
+            item.held = seconds
+            item.version += 1
+            changed = True
+    return changed
 
 
 def recorded_answers(model: SessionModel, method: str | None) -> list[str]:

@@ -156,8 +156,12 @@ def flow_row(item: FlowItem, layout: Layout, *, expanded: bool = False) -> Text:
     label.truncate(layout.label, overflow="ellipsis", pad=True)
     text.append_text(label)
     text.append(" " + _fixed(ids, layout.ids, right=True) + " ", "dim")
-    text.append(_fixed(status, layout.status), STATUS_STYLE.get(flow.status, ""))
-    text.append(" " + _fixed(latency, layout.latency, right=True) + " ")
+    if item.held is not None:  # its answer is held by the proxy (--intercept): a timer
+        text.append(_fixed("held", layout.status), "bold yellow")
+        text.append(" " + _fixed(f"{item.held:.1f} s", layout.latency, right=True) + " ")
+    else:
+        text.append(_fixed(status, layout.status), STATUS_STYLE.get(flow.status, ""))
+        text.append(" " + _fixed(latency, layout.latency, right=True) + " ")
     text.append(_fixed(progress, layout.progress, right=True), "dim")
     text.truncate(layout.width, overflow="ellipsis")
     return text

@@ -40,7 +40,7 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 class FlowItem:
     """One row of the flow list: a flow, its violations, the user's mark and note."""
 
-    __slots__ = ("comment", "findings", "flow", "marked", "version", "worst")
+    __slots__ = ("comment", "findings", "flow", "held", "marked", "version", "worst")
 
     def __init__(self, flow: Flow) -> None:
         self.flow = flow
@@ -49,6 +49,7 @@ class FlowItem:
         self.worst: str | None = None  # highest severity among findings
         self.marked = False
         self.comment = ""
+        self.held: float | None = None  # seconds its answer has been held (--intercept)
 
     def add_finding(self, finding: Violation) -> None:
         self.findings.append(finding)

@@ -15,14 +15,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import msgspec
 from rich.console import Console
 from textual.widgets import Static, TextArea
 
 from mcpeek.inspector.act.actor import Actor
 from mcpeek.inspector.act.control import ControlServer, control_path
-from mcpeek.inspector.act.hold import Held, Holds
+from mcpeek.inspector.act.hold import Held, Holds, Release
 from mcpeek.inspector.act.inject import Injector
+from mcpeek.inspector.records import Event, Header, Msg
 from mcpeek.tui.held import HeldScreen
+from mcpeek.tui.rows import Columns, fit, flow_row
 from tests.tui.conftest import wait_for, wait_loaded
 from tests.tui.test_acted import acted_capture
 from tests.tui.test_app import SIZE, viewer
@@ -197,3 +200,25 @@ async def test_an_answer_can_be_picked_from_the_recorded_answers(tmp_path: Path)
             "id": 5,  # the held request's id, not the recorded one
             "result": {"content": [{"type": "text", "text": "Rainy"}]},
         }
+
+
+async def test_a_flow_whose_answer_is_held_shows_held_and_a_timer(tmp_path: Path) -> None:
+    capture = tmp_path / "pending.jsonl"
+    records = [
+        Header(transport="stdio", target=["server"]),
+        Msg(seq=1, t=1.0, dir="c2s", ch="stdio", raw=CALL.decode()),  # its answer is held
+        Event(seq=2, t=1.1, event="exit", code=0),
+    ]
+    capture.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in records))
+    app = viewer(capture)
+    answer = b'{"jsonrpc":"2.0","id":5,"result":{"content":[]}}'
+    async with holding(capture) as holds, app.run_test(size=SIZE) as pilot:
+        held = holds.hold("s2c", "stdio", answer, "result", "tools/call")
+        await wait_loaded(pilot, app)
+        (item,) = app.views[0].model.items
+        await wait_for(pilot, lambda: item.held is not None)
+        layout = fit(Columns().widen([item]), 120)
+        row = flow_row(item, layout).plain
+        assert " held " in row and " s " in row  # the marker and its running timer
+        held.future.set_result(Release("forward"))
+        await wait_for(pilot, lambda: item.held is None)  # released: the marker goes
