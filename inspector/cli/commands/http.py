@@ -147,9 +147,9 @@ class HttpCommand(Command):
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
-        # The viewer owns the terminal: nothing may be printed under it.
+        # The viewer owns the terminal: nothing may be printed under it (the actor's
+        # words included: the viewer shows what is held).
         console = Console(quiet=args.quiet or tui)
-        # Under the viewer nothing may be printed: what the actor says is for stderr only.
         actor = build_actor(args, lambda text: console.say(text, force=not tui))
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
