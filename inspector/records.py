@@ -66,6 +66,12 @@ class Msg(SeqRecord, tag="msg", kw_only=True):
 
     ``partial`` marks a last stdio line that ended at EOF without its ``\\n``,
     so that the wire can be reproduced to the byte.
+
+    ``made`` (optional) marks bytes mcpeek wrote rather than the peer ``dir``
+    names: ``edit`` (a peer's message, changed), ``reply`` (an answer in place
+    of the other peer), ``corrupt`` (a fault's invalid JSON), ``inject`` (a
+    message of mcpeek's own). The ``act`` record just before it holds what
+    the peer had sent. No rule blames a peer for such a message.
     """
 
     dir: Direction
@@ -73,6 +79,7 @@ class Msg(SeqRecord, tag="msg", kw_only=True):
     raw: str | None = None
     raw_b64: str | None = None
     partial: bool = False
+    made: str | None = None
 
 
 class Http(SeqRecord, tag="http", kw_only=True):
@@ -131,16 +138,42 @@ class Event(SeqRecord, tag="event", kw_only=True):
 
 
 class Violation(SeqRecord, tag="violation", kw_only=True):
+    """A rule that fired; ``made`` (optional) when the offending message was mcpeek's
+    (``msg.made``): the finding is shown, never blamed on a peer."""
+
     rule: str
     severity: str
     msgs: list[int]
     message: str
     spec: str
+    made: str | None = None
 
 
-AnyRecord = Header | Msg | Http | Stderr | Event | Violation
+class Act(SeqRecord, tag="act", kw_only=True):
+    """What mcpeek did to a message on the user's request (faults, scripts).
 
-KNOWN_KINDS = frozenset({"header", "msg", "http", "stderr", "event", "violation"})
+    ``action`` is ``edit``, ``drop``, ``reply``, ``delay``, ``disconnect``,
+    ``corrupt``, ``hold``, ``inject`` or ``consume``; ``dir`` and ``ch`` are
+    those of the message acted on, and ``raw``/``raw_b64`` its bytes exactly as
+    the peer sent them (the ``msg`` records hold what each peer received).
+    ``by`` is ``fault``, ``script``, ``intercept`` or ``control``; ``rule`` the
+    fault's text, the script's file or the intercept filter; ``ms`` the delay
+    or how long the message was held.
+    """
+
+    action: str
+    dir: Direction
+    ch: str
+    by: str
+    rule: str | None = None
+    raw: str | None = None
+    raw_b64: str | None = None
+    ms: float | None = None
+
+
+AnyRecord = Header | Msg | Http | Stderr | Event | Violation | Act
+
+KNOWN_KINDS = frozenset({"header", "msg", "http", "stderr", "event", "violation", "act"})
 
 
 def text_fields(data: bytes) -> tuple[str | None, str | None]:
@@ -219,7 +252,7 @@ def header_bytes(record: Http) -> list[tuple[str, bytes]]:
     return out
 
 
-def wire_bytes(record: Msg | Stderr) -> bytes:
+def wire_bytes(record: Msg | Stderr | Act) -> bytes:
     """The exact bytes of a ``msg`` or ``stderr`` record, without the line end.
 
     A record with neither field (or undecodable Base64) yields ``b""``: readers

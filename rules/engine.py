@@ -29,7 +29,8 @@ import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.inspector.records import Act, Http, Msg, Record
+from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch
@@ -48,6 +49,11 @@ from mcpeek.rules.spec_links import spec_for
 
 # The report shape lives in mcpeek.rules.reported; importers of the engine get it here too.
 __all__ = ["GATE_UNSOUND", "RULE_CRASHED", "Reported", "RuleEngine", "flag_line", "version_era"]
+
+
+def made_note(made: str) -> str:
+    """What a finding on a message mcpeek made says about it."""
+    return f"[mcpeek's doing ({made}: --fault, -s or --intercept), not the peer's]"
 
 
 def version_era(version: str | None) -> str | None:
@@ -81,6 +87,7 @@ class RuleEngine(AnalysisListener):
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
+        self._acted = ActedMessages()  # what mcpeek made or acted on (--fault, -s)
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -139,6 +146,8 @@ class RuleEngine(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         kind = type(record)
+        if kind is Act or (kind is Msg and record.made is not None):  # type: ignore[attr-defined]
+            self._acted.note(record)
         on_stdio = isinstance(record, Msg) and record.ch == "stdio"
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
@@ -203,7 +212,8 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        shown, method, msg_id = "", None, None
+        shown, method, msg_id, made = "", None, None, None
+        offender: Entry | None = None
         direction = self._direction(finding.msgs, entries)
         if finding.msgs:
             offending = finding.msgs[-1]
@@ -215,18 +225,22 @@ class RuleEngine(AnalysisListener):
                     if method is None and current is not None and current.number == entry.flow:
                         method = current.method  # a response: its request's method
                     msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
+                    offender = entry
                     break
+            if self._acted:
+                made = self._acted.made(offending, offender)
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,
             msgs=finding.msgs,
-            message=finding.message,
+            message=finding.message if made is None else f"{finding.message} {made_note(made)}",
             spec=spec_for(rule.spec, self._version(conversation)),
             era=conversation.era if conversation is not None else None,
             method=method,
             msg_id=msg_id,
             excerpt=shown,
             conversation=conversation.key if conversation is not None else "",
+            made=made,
         )
         if (
             direction == "s2c"

@@ -38,6 +38,9 @@ class Reported(msgspec.Struct):
     msg_id: Any = None  # the JSON-RPC id of the offending message, when it has one
     excerpt: str = ""
     conversation: str = ""
+    # The offending message is mcpeek's (an edit, an answer in place, a corruption):
+    # shown, never blamed on a peer.
+    made: str | None = None
 
     def record(self) -> Violation:
         """The capture's ``violation`` record of this finding (the context stays out:
@@ -48,6 +51,7 @@ class Reported(msgspec.Struct):
             msgs=self.msgs,
             message=self.message,
             spec=self.spec,
+            made=self.made,
         )
 
 

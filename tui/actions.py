@@ -43,6 +43,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
         False,
     ),
     ActionSpec(
+        "H",
+        "held",
+        "Held",
+        "messages the proxy holds (--intercept): forward, edit, drop, answer",
+        False,
+    ),
+    ActionSpec(
         "right_square_bracket", "next_session", "Next session", "switch to the next capture", False
     ),
     ActionSpec(

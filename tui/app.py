@@ -25,12 +25,14 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, Static, Tabs
 from textual.worker import get_current_worker
 
+from mcpeek.inspector.act.control import control_path
 from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.inspector.views.in_flight import DEFAULT_SLOW
 from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.column_header import ColumnHeader
 from mcpeek.tui.detail import DetailPane
 from mcpeek.tui.flow_list import FlowList
+from mcpeek.tui.held import held_now, mark_held
 from mcpeek.tui.loader import SessionUpdated, load_into
 from mcpeek.tui.recheck import recheck
 from mcpeek.tui.rerun_actions import RerunActions
@@ -40,6 +42,7 @@ from mcpeek.tui.session_view import SessionView
 DIRECTORY_POLL = 2.0  # seconds between looks for new captures in the directory
 TICK = 0.5  # seconds between redraws of the status line and the running timers
 MEASURE_AT_ONCE = 5000  # new rows of one update sized at once (more: as they are shown)
+HELD_POLL = 1.0  # seconds between looks at what the proxy holds (--intercept)
 
 
 class McpeekApp(RerunActions, SessionTabs):
@@ -117,7 +120,16 @@ class McpeekApp(RerunActions, SessionTabs):
             self.status_bar.update(self.waiting_text())
             self.flow_list.placeholder = self.waiting_text()
         self.set_interval(TICK, self.update_status)
+        self.set_interval(HELD_POLL, self.poll_held)
         self.flow_list.focus()
+
+    async def poll_held(self) -> None:
+        """The status line counts what the capture's proxy holds (``--intercept``)."""
+        if self.current is not None:
+            held = await held_now(control_path(self.current.model.path))
+            self.current.held = len(held)
+            if mark_held(self.current.model, held):
+                self.flow_list.refresh()
 
     # -- loading ----------------------------------------------------------------------
     def start_loading(self, view: SessionView) -> None:

@@ -24,6 +24,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
 from mcpeek.inspector.analysis.flow import Entry
+from mcpeek.inspector.records import Act, wire_bytes
 from mcpeek.inspector.views.flowline import clock
 from mcpeek.inspector.views.session import FlowItem, SessionModel
 from mcpeek.tui.render import (
@@ -44,9 +45,22 @@ TABS = ("request", "response", "raw", "http", "timing", "notifications", "violat
 
 def _heading(entry: Entry, label: str) -> Text:
     arrow = "→ client to server" if entry.dir == "c2s" else "← server to client"
-    return Text.assemble(
+    heading = Text.assemble(
         (label, "bold"), f"  seq {entry.seq}  {clock(entry.t)}  {arrow}", style="dim"
     )
+    if entry.record.made is not None:  # not the peer's bytes: a fault's, a script's
+        heading.append(f"  ⚡ made by mcpeek ({entry.record.made})", "bold yellow")
+    return heading
+
+
+def _original(act: Act, show_all: bool) -> list[RenderableType]:
+    """What the peer had sent before mcpeek acted on it (an ``act`` record)."""
+    how = f"⚡ mcpeek: {act.action} ({act.by}: {act.rule})"
+    if act.ms is not None:
+        how += f", {act.ms:g} ms"
+    data = wire_bytes(act)
+    shown = raw_text(data, LARGEST_SHOWN if show_all else MAX_CHARS)
+    return [Text(how + "; the peer sent:", style="bold yellow"), shown]
 
 
 def _body(entry: Entry, show_all: bool) -> RenderableType:
@@ -77,14 +91,18 @@ def messages_view(entries: list[tuple[str, Entry]], show_all: bool) -> Renderabl
     return Group(*parts)
 
 
-def raw_view(item: FlowItem, show_all: bool) -> RenderableType:
+def raw_view(item: FlowItem, show_all: bool, acts: dict[int, Act] | None = None) -> RenderableType:
     parts: list[RenderableType] = []
     for entry in item.flow.entries:
         data = entry.wire()
         head = _heading(entry, f"{len(data)} bytes")
         if entry.record.raw_b64 is not None:
             head.append("  (not UTF-8)", "bold red")
-        parts += [head, raw_text(data, LARGEST_SHOWN if show_all else MAX_CHARS), Text("")]
+        parts += [head, raw_text(data, LARGEST_SHOWN if show_all else MAX_CHARS)]
+        act = acts.get(entry.seq) if acts else None
+        if act is not None:
+            parts += _original(act, show_all)
+        parts.append(Text(""))
     return Group(*parts) if parts else Text("(no messages)", style="dim")
 
 
@@ -230,7 +248,7 @@ class DetailPane(Vertical):
         views: dict[str, RenderableType] = {
             "request": messages_view(requests, show_all),
             "response": messages_view(responses, show_all),
-            "raw": raw_view(item, show_all),
+            "raw": raw_view(item, show_all, model.acts),
             "http": http_view(item, model),
             "timing": timing_view(item),
             "notifications": notifications_view(item),

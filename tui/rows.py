@@ -20,7 +20,7 @@ from rich.text import Text
 
 from mcpeek.inspector.analysis import Flow
 from mcpeek.inspector.analysis.flow import Attempt
-from mcpeek.inspector.views.flowline import clock
+from mcpeek.inspector.views.flowline import clock, made_by_mcpeek
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.render import (
     SEVERITY_STYLE,
@@ -142,6 +142,10 @@ class Timer(NamedTuple):
     slow: bool
 
 
+#: In the mark column of a flow whose messages mcpeek edited, answered or corrupted.
+MADE_MARK = "~"
+
+
 def flow_row(
     item: FlowItem, layout: Layout, *, expanded: bool = False, timer: Timer | None = None
 ) -> Text:
@@ -157,7 +161,10 @@ def flow_row(
         latency_style = SLOW_STYLE if timer.slow else "yellow"
         status_style = SLOW_STYLE if timer.slow else status_style
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append("▌" if item.marked else " ", "bold magenta")
+    if item.marked or not made_by_mcpeek(flow):
+        text.append("▌" if item.marked else " ", "bold magenta")
+    else:  # mcpeek changed a message of it (--fault, -s): the detail says how
+        text.append(MADE_MARK, "bold yellow")
     text.append("● " if item.worst else "  ", SEVERITY_STYLE.get(item.worst or "", ""))
     text.append(_fixed(number, layout.number, right=True) + " ", "dim")
     text.append(f"{clock(flow.started):<{W_TIME}} ", "dim")
@@ -174,10 +181,14 @@ def flow_row(
     label.truncate(layout.label, overflow="ellipsis", pad=True)
     text.append_text(label)
     text.append(" " + _fixed(ids, layout.ids, right=True) + " ", "dim")
-    text.append(_fixed(status, layout.status), status_style)
-    text.append(" ")
-    text.append(_fixed(latency, layout.latency, right=True), latency_style)
-    text.append(" ")
+    if item.held is not None:  # its answer is held by the proxy (--intercept): a timer
+        text.append(_fixed("held", layout.status), "bold yellow")
+        text.append(" " + _fixed(f"{item.held:.1f} s", layout.latency, right=True) + " ")
+    else:
+        text.append(_fixed(status, layout.status), status_style)
+        text.append(" ")
+        text.append(_fixed(latency, layout.latency, right=True), latency_style)
+        text.append(" ")
     text.append(_fixed(progress, layout.progress, right=True), "dim")
     text.truncate(layout.width, overflow="ellipsis")
     return text

@@ -132,6 +132,19 @@ class SessionActions(App[None]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def action_held(self) -> None:
+        """The messages the capture's proxy holds (``--intercept``), to release."""
+        if self.current is None:
+            return
+        from mcpeek.inspector.act.control import control_path
+        from mcpeek.tui.held import HeldScreen
+
+        path = control_path(self.current.model.path)
+        if not path.exists():
+            self.notify("no proxy holds messages for this capture (see --intercept)")
+            return
+        self.push_screen(HeldScreen(path, self.current.model))
+
     def action_summary(self) -> None:
         if self.current is not None:
             self.push_screen(SummaryScreen(self.current.model))

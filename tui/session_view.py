@@ -34,6 +34,7 @@ class SessionView:
         self.done = False
         self.error: str | None = None
         self.rechecked = False
+        self.held = 0  # messages its proxy holds now (--intercept; polled by the app)
         self.problems_noted = 0
         self.stick = True  # the list sticks to the newest row (its follow mode)
         self.expanded: set[int] = set()  # item indexes of opened MRTR chains
@@ -106,6 +107,8 @@ class SessionView:
             )
         elif model.ended:
             parts.append("server exited")
+        if self.held:
+            parts.append(f"{self.held} held (H)")
         if following:
             parts.append("follow")
         return "  ·  ".join(parts)

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
 from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
-from mcpeek.inspector.records import Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
+from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
 _NAMES_REMEMBERED = 1024  # header names whose verdict a Redactor keeps
@@ -78,7 +78,7 @@ class Redactor:
 
     def record(self, record: SeqRecord) -> None:
         """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
-        if isinstance(record, Msg):
+        if isinstance(record, (Msg, Act)):  # an act record holds a message's original
             if record.raw is not None:
                 record.raw = redact_message(record.raw, self.detector) or record.raw
         elif isinstance(record, Http):

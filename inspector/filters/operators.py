@@ -236,6 +236,18 @@ class Direction(FieldChoice):
     choices = ("c2s", "s2c")
 
 
+class Kind(FieldChoice):
+    code = "k"
+    arg = "request|response|notification"
+    help = (
+        "the kind of the message being acted on (--fault); "
+        "in the flow list, the kind of the flow's first message"
+    )
+    example = "~k response"
+    field = "item.message_kind"
+    choices = ("request", "response", "notification")
+
+
 class Id(Operator):
     code = "id"
     arg = "ID"

@@ -133,3 +133,37 @@ class SseParser:
             self._id = value.decode("utf-8", "replace")
         elif name == b"retry" and value.isdigit():
             self._retry = int(value)
+
+
+def message_event(data: bytes) -> bytes:
+    """An SSE ``message`` event carrying ``data`` (one ``data:`` line per line)."""
+    lines = b"".join(b"data: " + line + b"\n" for line in data.split(b"\n"))
+    return b"event: message\n" + lines + b"\n"
+
+
+class SseBlocks:
+    """Cuts an SSE stream into whole events, each with its exact bytes and its data
+    (for the acting relay, which forwards an event it does not change byte for byte).
+    An event ends at a blank line (LF LF or CRLF CRLF)."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, bytes]]:
+        buffer = self._pending + chunk
+        out = []
+        start = 0
+        while True:
+            ends = [
+                i for i in (buffer.find(b"\n\n", start), buffer.find(b"\r\n\r\n", start)) if i >= 0
+            ]
+            if not ends:
+                break
+            end = min(ends)
+            end += 2 if buffer[end : end + 2] == b"\n\n" else 4
+            block = buffer[start:end]
+            parsed = SseParser().feed(block)
+            out.append((block, parsed[0].data if parsed else b""))
+            start = end
+        self._pending = buffer[start:]
+        return out

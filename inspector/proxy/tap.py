@@ -99,6 +99,24 @@ class StdioTap:
             self.message_count += 1
             self._emit([_msg(stream, tail, t, partial=True)])  # type: ignore[arg-type]
 
+    def line(
+        self,
+        direction: Direction,
+        line: bytes,
+        *,
+        before: Sequence[SeqRecord] = (),
+        made: str | None = None,
+        partial: bool = False,
+    ) -> None:
+        """One line the acting relay delivered, after ``before`` (what it did)."""
+        record = _msg(direction, line, round(time.time(), 6), partial=partial)
+        record.made = made
+        self.message_count += 1
+        self._emit([*before, record])
+
+    def records(self, records: Sequence[SeqRecord]) -> None:
+        self._emit(records)
+
     def event(self, name: str, **fields: object) -> None:
         self._emit([Event(event=name, **fields)])  # type: ignore[arg-type]
 

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from mcpeek.inspector.act.made import made_answers_of
 from mcpeek.inspector.analysis.flow import Flow
 from mcpeek.inspector.jsonrpc import deeper_than
 from mcpeek.inspector.records import AnyRecord, Http, Msg, wire_bytes
@@ -198,6 +199,9 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
     }
     steps: list[Step] = []
     notes: list[str] = []
+    # What mcpeek acted on (--fault, -s): a request it answered in place never reached
+    # the server, and an answer it made is not the server's to compare with.
+    answered_in_place, made_answers = made_answers_of(flows)
     for record in records:
         if isinstance(record, Http) and record.phase == "request":
             if record.x in refused:
@@ -221,6 +225,9 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
             continue
         if "method" not in message:
             continue  # an answer to a server request: given again when the server asks
+        if record.seq in answered_in_place:
+            notes.append(f"message #{record.seq} was answered by mcpeek in place: not replayed")
+            continue
         request = requests.get(record.ch)
         headers = _sendable(request, notes)
         response = responses.get(record.ch)
@@ -246,8 +253,16 @@ def build_plan(records: Sequence[AnyRecord], flows: Sequence[Flow], transport: s
     compared = [
         f
         for f in flows
-        if f.sender == "c2s" and f.attempts and f.attempts[0].request.seq in _sent(steps)
+        if f.sender == "c2s"
+        and f.attempts
+        and f.attempts[0].request.seq in _sent(steps)
+        and f.number not in made_answers
     ]
+    notes.extend(
+        f"flow {number}: its recorded answer was made by mcpeek: not compared"
+        for number in sorted(made_answers)
+        if any(f.number == number and f.attempts[0].request.seq in _sent(steps) for f in flows)
+    )
     era = next((f.era for f in flows if f.era is not None), None)
     return ReplayPlan(steps, compared, server_requests, era, transport, notes)
 

@@ -1,6 +1,7 @@
 """One violation as ``mcpeek lint --format json`` prints it, for every front end.
 
-``{"file","rule","severity","message","msgs":[seq...],"spec"}``: the CLI's
+``{"file","rule","severity","message","msgs":[seq...],"spec"}`` (plus ``"made"`` on a
+finding about a message mcpeek itself made or acted on): the CLI's
 ``lint`` and the MCP server (``mcpeek mcp``) both build it here, so that an
 assistant reading the server's answer sees exactly what a script reading
 ``lint --format json`` sees. It takes anything with a violation's fields: a
@@ -25,11 +26,13 @@ class FindingFields(Protocol):
     def msgs(self) -> list[int]: ...
     @property
     def spec(self) -> str: ...
+    @property
+    def made(self) -> str | None: ...
 
 
 def lint_json(file: str, finding: FindingFields) -> dict[str, Any]:
     """The ``lint --format json`` object of ``finding``, found in capture ``file``."""
-    return {
+    line = {
         "file": file,
         "rule": finding.rule,
         "severity": finding.severity,
@@ -37,3 +40,6 @@ def lint_json(file: str, finding: FindingFields) -> dict[str, Any]:
         "msgs": finding.msgs,
         "spec": finding.spec,
     }
+    if finding.made is not None:  # mcpeek's doing (--fault, -s, --intercept), not a peer's
+        line["made"] = finding.made
+    return line

@@ -12,7 +12,8 @@ from typing import Any, TextIO
 import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
-from mcpeek.inspector.records import wire_bytes
+from mcpeek.inspector.jsonrpc import NO_ID, MessageDecoder
+from mcpeek.inspector.records import Act, Record, wire_bytes
 
 
 class FlowJson(msgspec.Struct, omit_defaults=False):
@@ -89,6 +90,11 @@ def unreadable_text(entry: Entry) -> str:
     return msgspec.json.encode(shown.encode("utf-8", "replace").decode()).decode()
 
 
+def made_by_mcpeek(flow: Flow) -> str:
+    """How mcpeek changed the flow's messages (``edit``, ``reply``…), or ``""``."""
+    return ", ".join(sorted({e.record.made for e in flow.entries if e.record.made is not None}))
+
+
 def flow_text(flow: Flow) -> str:
     arrow = "→" if flow.sender == "c2s" else "←"
     what = flow.method or "(no method)"
@@ -117,9 +123,25 @@ def flow_text(flow: Flow) -> str:
         extras.append(f"{others} notification{'s' if others != 1 else ''}")
     if len(flow.attempts) > 1:
         extras.append(f"{len(flow.attempts)} rounds")
+    made = made_by_mcpeek(flow)
+    if made:
+        extras.append(f"mcpeek: {made}")
     if extras:
         parts.append("[" + ", ".join(extras) + "]")
     return "  ".join(parts)
+
+
+def act_text(record: Act) -> str:
+    """One line for what mcpeek did to a message: ``12:01:02.345  ⚡ drop → tools/call id 3 …``."""
+    message = MessageDecoder().decode(wire_bytes(record))
+    arrow = "→" if record.dir == "c2s" else "←"
+    what = message.method or message.kind
+    ident = "" if message.id is NO_ID else f" id {msgspec.json.encode(message.id).decode()}"
+    delay = f" {record.ms:g} ms" if record.ms is not None else ""
+    return (
+        f"{clock(record.t)}  ⚡ {record.action}{delay} {arrow} {what}{ident}  "
+        f"({record.by}: {record.rule})"
+    )
 
 
 #: The statuses a flow is printed with; a message added to such a flow came after its line.
@@ -174,6 +196,13 @@ class FlowPrinter(AnalysisListener):
             self._write(self._encoder.encode(line).decode())
         else:
             self._write(f"{flow_text(flow)}  (slow: no answer after {elapsed:.1f} s)")
+
+    def on_record(self, record: Record, conversation: Conversation | None) -> None:
+        if type(record) is Act:  # what mcpeek did (a fault, a script), as it happened
+            if self._json:
+                self._write(self._encoder.encode(record).decode())
+            else:
+                self._write(act_text(record))
 
     def _print(self, flow: Flow, note: str) -> None:
         if self._json:

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.records import Event, Header, Http, Msg, Record, Stderr, Violation
+from mcpeek.inspector.records import Act, Event, Header, Http, Msg, Record, Stderr, Violation
 from mcpeek.inspector.surface import SurfaceListener
 from mcpeek.inspector.views.in_flight import InFlight
 
@@ -42,7 +42,7 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 class FlowItem:
     """One row of the flow list: a flow, its violations, the user's mark and note."""
 
-    __slots__ = ("comment", "findings", "flow", "marked", "version", "worst")
+    __slots__ = ("comment", "findings", "flow", "held", "marked", "version", "worst")
 
     def __init__(self, flow: Flow) -> None:
         self.flow = flow
@@ -51,6 +51,7 @@ class FlowItem:
         self.worst: str | None = None  # highest severity among findings
         self.marked = False
         self.comment = ""
+        self.held: float | None = None  # seconds its answer has been held (--intercept)
 
     def add_finding(self, finding: Violation) -> None:
         self.findings.append(finding)
@@ -62,6 +63,20 @@ class FlowItem:
     def clear_findings(self) -> None:
         self.findings = []
         self.worst = None
+
+    @property
+    def message_kind(self) -> str:
+        """The kind of the flow's first message (``~k``): a request, or the lone
+        notification or response of a flow without request."""
+        flow = self.flow
+        if flow.attempts:
+            return "request"
+        orphan = flow.orphan
+        return (
+            "response"
+            if orphan is not None and orphan.kind in ("result", "error")
+            else ("notification")
+        )
 
 
 class Changes:
@@ -107,6 +122,11 @@ class SessionModel(AnalysisListener):
         self.exchanges: dict[str, list[Http]] = {}  # HTTP records by exchange id
         self.stderr: list[Stderr] = []
         self.listening: str | None = None  # an HTTP proxy's own address (its listen event)
+        # What mcpeek did (--fault, -s): by the seq of the message delivered after it,
+        # and the acts no message followed (a drop, a disconnect).
+        self.acts: dict[int, Act] = {}
+        self.unattached_acts: list[Act] = []
+        self._act: Act | None = None
 
     # -- feeding (loader thread) -------------------------------------------------
     def feed(self, records: Iterable[Record]) -> None:
@@ -128,6 +148,15 @@ class SessionModel(AnalysisListener):
 
     def on_record(self, record: Record, conversation: Conversation | None) -> None:
         if type(record) is Msg:  # most records: nothing to keep here
+            if self._act is not None:  # the message an act record was about
+                self.acts[record.seq] = self._act
+                self._act = None
+            return
+        if isinstance(record, Act):
+            self._act = record
+            if record.action in ("drop", "disconnect", "consume"):  # no message follows
+                self.unattached_acts.append(record)
+                self._act = None
             return
         if isinstance(record, Violation):
             self._attach(record)

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 HOLD_POLL_S = 0.05  # how often a held get_weather looks for its release file
+#: When set, each tool appends its name to this file: the server's own log of
+#: the calls it saw (the tests of answering in place check it never saw one).
+TOOL_LOG = "MCPEEK_TEST_TOOL_LOG"
+
+
+def _log(tool: str) -> None:
+    path = os.environ.get(TOOL_LOG)
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(tool + "\n")
 
 
 def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -> None:
@@ -20,6 +31,7 @@ def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -
     @server.tool()
     def add(a: int, b: int) -> int:
         """Add two integers."""
+        _log("add")
         return a + b
 
     @server.tool()
@@ -32,6 +44,7 @@ def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -
     @server.tool()
     async def get_weather(city: str) -> str:
         """Return a (fake) weather report for a city."""
+        _log("get_weather")
         while hold_weather is not None and not hold_weather.exists():
             await anyio.sleep(HOLD_POLL_S)
         return f"Sunny in {city}"

@@ -18,10 +18,12 @@ import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
@@ -32,8 +34,12 @@ from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console, library_logs
 from mcpeek.inspector.proxy.guard import RequestGuard, is_loopback_host, parse_listen
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.http_act import ActingHttpRelay
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT
 from mcpeek.inspector.records import Event
+
+if TYPE_CHECKING:
+    from mcpeek.inspector.act.actor import Actor
 
 DEFAULT_LISTEN = "127.0.0.1:6280"
 CAPTURE_INCOMPLETE = 2  # the run's output is lost in part: neither "ok" nor "findings" (1)
@@ -124,6 +130,7 @@ class HttpCommand(Command):
             f"time (default: {DEFAULT_HEADER_TIMEOUT:g})",
         )
         add_slow_option(parser, "make conspicuous in the viewer (--no-tui: print a line for)")
+        add_action_options(parser)
         add("--no-check", action="store_true", help="do not run the spec rules live")
         add("-q", "--quiet", action="store_true", help="print nothing on stderr but errors")
         add_otlp_option(parser)
@@ -144,6 +151,11 @@ class HttpCommand(Command):
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
         otlp = OtlpFollower(args.otlp)
+        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
+        # The viewer owns the terminal: nothing may be printed under it (the actor's
+        # words included: the viewer shows what is held).
+        console = Console(quiet=args.quiet or tui)
+        actor = build_actor(args, lambda text: console.say(text, force=not tui))
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
@@ -154,10 +166,7 @@ class HttpCommand(Command):
             extra_redacted=args.redact_header,
         )
         path = writer.path  # the name it took ({n}, {pid})
-        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         otlp.start(path, quiet=tui)
-        # The viewer owns the terminal: nothing may be printed under it.
-        console = Console(quiet=args.quiet or tui)
         live = LiveChecks(
             writer,
             console.say,
@@ -174,7 +183,14 @@ class HttpCommand(Command):
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
                 live,
-                lambda: _serve(args, host, port, upstream, recorder, console, stop, ready),
+                with_control(
+                    lambda: _serve(
+                        args, host, port, upstream, recorder, console, stop, ready, actor
+                    ),
+                    actor,
+                    path,
+                    lambda text: console.say(text, force=not tui),
+                ),
                 console,
             )
 
@@ -209,6 +225,7 @@ async def _serve(
     console: Console,
     stop: asyncio.Event | None,
     ready: asyncio.Event,
+    actor: Actor | None = None,
 ) -> None:
     loop = asyncio.get_running_loop()
     if stop is None:  # headless: until Ctrl-C or SIGTERM
@@ -216,13 +233,15 @@ async def _serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
     guard = RequestGuard(port, allow_remote=args.allow_remote, allowed_origins=args.allow_origin)
-    async with HttpRelay(
-        upstream,
-        recorder.emit,
-        guard,
-        preserve_host=args.preserve_host,
-        rewrite_resource=not args.no_rewrite_resource,
-        header_timeout=args.header_timeout,
+    options: dict[str, Any] = {
+        "preserve_host": args.preserve_host,
+        "rewrite_resource": not args.no_rewrite_resource,
+        "header_timeout": args.header_timeout,
+    }
+    async with (
+        HttpRelay(upstream, recorder.emit, guard, **options)
+        if actor is None
+        else ActingHttpRelay(upstream, recorder.emit, guard, decide=actor.decide, **options)
     ) as relay:
         runner = web.ServerRunner(relay.server())
         await runner.setup()

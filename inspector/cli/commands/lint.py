@@ -112,10 +112,11 @@ class LintCommand(Command):
                 continue
             result.problems = reader.problems
             result.violations = [v for v in found if SEVERITY_ORDER.get(v.severity, 2) >= floor]
-            # --fail-on judges every violation found, --min-severity only what is shown.
+            # --fail-on judges every violation found, --min-severity only what is shown;
+            # one on a message mcpeek made (a fault, a script) is shown, never the peer's.
             for v in found:
                 level = SEVERITY_ORDER.get(v.severity, 2)
-                if level >= threshold:
+                if level >= threshold and v.made is None:
                     failing += 1
                     hidden_failing += level < floor
         out = sys.stdout

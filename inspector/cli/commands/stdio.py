@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
@@ -26,6 +27,7 @@ from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.proxy.pipes import printable
 from mcpeek.inspector.proxy.stdio import StdioRelay
+from mcpeek.inspector.proxy.stdio_act import ActingStdioRelay
 from mcpeek.inspector.proxy.tap import StdioTap
 
 
@@ -91,6 +93,7 @@ class StdioCommand(Command):
             help="print nothing on stderr but errors (violations are still recorded)",
         )
         add_otlp_option(parser)
+        add_action_options(parser)
         parser.add_argument(
             "server_command",
             nargs=argparse.REMAINDER,
@@ -110,9 +113,10 @@ class StdioCommand(Command):
         if not math.isfinite(args.grace) or args.grace < 0:
             raise UsageError("--grace must be a number of seconds, 0 or more")
         otlp = OtlpFollower(args.otlp)
+        console = Console(quiet=args.quiet)
+        actor = build_actor(args, lambda text: console.say(text, force=True))
         reserve_standard_fds()
         path = args.write or default_capture_path(home=args.home)
-        console = Console(quiet=args.quiet)
         writer = open_capture(
             path,
             force=args.force,
@@ -134,14 +138,28 @@ class StdioCommand(Command):
             slow=slow,
         )
         tap = StdioTap(recorder.emit)
-        relay = StdioRelay(
-            command,
-            tap,
-            console,
-            grace=args.grace,
-            on_tap_error=internal_error,
-            on_spawned=writer.commit,
+        relay = (
+            StdioRelay(
+                command,
+                tap,
+                console,
+                grace=args.grace,
+                on_tap_error=internal_error,
+                on_spawned=writer.commit,
+            )
+            if actor is None
+            else ActingStdioRelay(
+                command,
+                tap,
+                console,
+                actor.decide,
+                grace=args.grace,
+                on_tap_error=internal_error,
+                on_spawned=writer.commit,
+            )
         )
+        if actor is not None and isinstance(relay, ActingStdioRelay):
+            actor.injector.deliver = relay.inject  # the control channel may inject
         console.say(f"recording to {path}")
         otlp.start(path)
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
@@ -150,7 +168,8 @@ class StdioCommand(Command):
                 "(a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
             )
         try:
-            code = asyncio.run(record_while(live, relay.run, console))
+            run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
+            code = asyncio.run(record_while(live, run, console))
         finally:
             if relay.spawned:
                 writer.close()

@@ -10,7 +10,7 @@ import pytest
 
 from mcpeek.inspector.capture import CaptureWriter, read_records
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, marker
-from mcpeek.inspector.records import Http, Msg, SeqRecord, Stderr, wire_bytes
+from mcpeek.inspector.records import Act, Http, Msg, SeqRecord, Stderr, wire_bytes
 
 # Made-up credentials of the shapes the detector knows (none of them is real).
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
@@ -214,3 +214,12 @@ def test_secrets_in_a_long_message_beside_a_base64_blob(tmp_path: Path) -> None:
     assert value["result"]["content"][1]["text"] == (
         f"{filler} token {marker(GITHUB_TOKEN)} {filler} {marker(JWT)} end"
     )
+
+
+def test_the_original_an_act_record_keeps_is_redacted_like_its_message(tmp_path: Path) -> None:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"password": "hunter2"}}
+    act = Act(action="drop", dir="c2s", ch="x1", by="fault", rule="~a => drop")
+    act.raw = json.dumps(call)
+    (_, kept), data = recorded(tmp_path, act)
+    assert b"hunter2" not in data
+    assert json.loads(kept.raw)["params"]["password"] == marker("hunter2")

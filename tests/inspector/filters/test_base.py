@@ -22,7 +22,7 @@ from mcpeek.inspector.filters.operators import FieldRegex, RegexOperator
 
 def test_every_operator_is_registered_by_its_code() -> None:
     assert set(OPERATORS) == {
-        "a", "b", "c", "d", "e", "id", "m", "mark", "n", "p", "r", "s", "t", "v",
+        "a", "b", "c", "d", "e", "id", "k", "m", "mark", "n", "p", "r", "s", "t", "v",
     }  # fmt: skip
     assert all(cls.code == code for code, cls in OPERATORS.items())
     # a shared base has no code of its own

@@ -100,7 +100,7 @@ def test_python_in_the_text_is_only_data(rows: Rows) -> None:
 @pytest.mark.parametrize(
     ("text", "column", "message"),
     [
-        ("~x", 1, "unknown operator ~x at column 1; known: ~a ~b ~c ~d ~e ~id ~m ~mark"),
+        ("~x", 1, "unknown operator ~x at column 1; known: ~a ~b ~c ~d ~e ~id ~k ~m ~mark"),
         ("~m a ~zz b", 6, "unknown operator ~zz at column 6; known:"),
         ("~", 1, "~ without an operator at column 1"),
         ("~m tools/call & (~v | ~p", 25, "missing ) at column 25 (to close the ( at column 17)"),
