@@ -68,6 +68,9 @@ class Rule:
     transport: ClassVar[str | None] = None
     #: Which record types ``on_record`` wants (e.g. ``frozenset({Http})``); ``None``: all.
     record_types: ClassVar[frozenset[type] | None] = None
+    #: ``on_record`` wants, of the message records, only those whose bytes are a JSON
+    #: array (a batch): the engine does not call it for every other message.
+    batch_records: ClassVar[bool] = False
     #: Which messages ``on_message`` wants, to spare the others the call:
     #: kinds (``request``, ``notification``, ``result``, ``error``, ``invalid``)
     #: and methods (for a response, its request's method). ``None``: all.
@@ -80,6 +83,16 @@ class Rule:
     #: Kind → the one direction (``c2s``/``s2c``) whose messages of that kind
     #: ``on_message`` wants; kinds not listed come from both sides.
     directions: ClassVar[Mapping[str, str]] = {}
+    #: Kind → the only methods whose messages of that kind ``on_message`` wants (it
+    #: cannot fire on the others, so the engine does not call it for them); kinds not
+    #: listed: every method ``methods`` allows. E.g. a rule about results of any method
+    #: and ``notifications/progress`` only.
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {}
+    #: Which flows ``on_flow_end`` wants: their final statuses and their methods
+    #: (``None``: all). Most flows end answered, so a rule about the cancelled or
+    #: unanswered ones is then not called at all.
+    flow_statuses: ClassVar[frozenset[str] | None] = None
+    flow_methods: ClassVar[frozenset[str] | None] = None
     #: The kinds of message on which this rule is silent whenever the conformance
     #: gate (:mod:`mcpeek.rules.gate`) accepts the message, and keeps no state: the engine
     #: then skips it. Only for rules whose every check the gate's models imply.

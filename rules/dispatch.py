@@ -1,6 +1,6 @@
 """Which rules each of the engine's hooks goes to: an index built once per combination.
 
-A rule says declaratively what it wants (``kinds``, ``methods``, ``directions``,
+A rule says declaratively what it wants (``kinds``, ``methods``, ``kind_methods``, ``directions``,
 ``message_eras``, ``transport``, ``record_types``, ``era``, ``since``, ``gated``:
 see :class:`~mcpeek.rules.base.Rule`). :class:`Dispatch` turns that into tables
 keyed by what a message or record shows (a message's kind, method, era,
@@ -14,15 +14,19 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import Rule
 from mcpeek.rules.gate import Gate
 
 #: A message's (kind, method, era, transport, direction, protocol version).
 MessageKey = tuple[str, str | None, str | None, str, str, str | None]
+#: A flow's (era, protocol version, final status, method).
+FlowKey = tuple[str | None, str | None, str, str | None]
 #: The era of a record that has no conversation yet: every rule may want it.
 ANY_ERA = "*"
-#: A record's (type, whether it is a message on stdio, era or ANY_ERA).
-RecordKey = tuple[type, bool, str | None]
+#: A record's (type, whether it is a message on stdio, era or ANY_ERA, whether it is a
+#: message whose bytes are a JSON array).
+RecordKey = tuple[type, bool, str | None, bool]
 
 
 class MessageRules(NamedTuple):
@@ -44,7 +48,7 @@ class Dispatch:
         self._end_rules = [r for r in rules if overrides(r, "on_conversation_end")]
         # The tables the engine reads first (a missing key: the method below builds it).
         self.message: dict[MessageKey, MessageRules] = {}
-        self.flow_end: dict[tuple[str | None, str | None], list[Rule]] = {}
+        self.flow_end: dict[FlowKey, list[Rule]] = {}
         self.record: dict[RecordKey, list[Rule]] = {}
         self.conversation_end: dict[str | None, list[Rule]] = {}
 
@@ -59,20 +63,26 @@ class Dispatch:
             and (r.methods is None or method in r.methods)
             and (r.message_eras is None or era in r.message_eras)
             and r.directions.get(kind, direction) == direction
+            and (kind not in r.kind_methods or method in r.kind_methods[kind])
         ]
         ungated = [r for r in every if kind not in r.gated]
         gated = len(ungated) < len(every) and self._use_gate and Gate.may_accept(kind, era)
         found = self.message[key] = MessageRules(every, ungated if gated else None)
         return found
 
-    def flow_end_rules(self, era: str | None, version: str | None) -> list[Rule]:
-        found = self.flow_end[(era, version)] = [
-            r for r in self._flow_rules if applies(r, era, version)
+    def flow_end_rules(self, key: FlowKey) -> list[Rule]:
+        era, version, status, method = key
+        found = self.flow_end[key] = [
+            r
+            for r in self._flow_rules
+            if applies(r, era, version)
+            and (r.flow_statuses is None or status in r.flow_statuses)
+            and (r.flow_methods is None or method in r.flow_methods)
         ]
         return found
 
     def record_rules(self, key: RecordKey) -> list[Rule]:
-        kind, on_stdio, era = key
+        kind, on_stdio, era, batch = key
         # A message on stdio means nothing to the rules of HTTP exchanges.
         found = self.record[key] = [
             r
@@ -80,6 +90,7 @@ class Dispatch:
             if (r.record_types is None or kind in r.record_types)
             and not (on_stdio and r.transport == "http")
             and (era == ANY_ERA or applies(r, era))
+            and (batch or not r.batch_records or kind is not Msg)
         ]
         return found
 

@@ -32,7 +32,7 @@ from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Http, Msg, Record
 from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Rule, catalog, listed_era
-from mcpeek.rules.context import MessageContext, RequestMemo
+from mcpeek.rules.context import MessageContext, RequestMemo, is_batch
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
@@ -131,9 +131,10 @@ class RuleEngine(AnalysisListener):
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
         version = self.spec or conversation.protocol_version
-        rules = self._index.flow_end.get((era, version))
+        key = (era, version, flow.status, flow.method)
+        rules = self._index.flow_end.get(key)
         if rules is None:
-            rules = self._index.flow_end_rules(era, version)
+            rules = self._index.flow_end_rules(key)
         if not rules:
             return
         self._current_flow = flow
@@ -148,11 +149,14 @@ class RuleEngine(AnalysisListener):
         kind = type(record)
         if kind is Act or (kind is Msg and record.made is not None):  # type: ignore[attr-defined]
             self._acted.note(record)
-        on_stdio = isinstance(record, Msg) and record.ch == "stdio"
+        if isinstance(record, Msg):
+            on_stdio, batch = record.ch == "stdio", is_batch(record)
+        else:
+            on_stdio = batch = False
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
         era = ANY_ERA if conversation is None else self._forced_era or conversation.era
-        key = (kind, on_stdio, era)
+        key = (kind, on_stdio, era, batch)
         wanting = self._index.record.get(key)
         if wanting is None:
             wanting = self._index.record_rules(key)

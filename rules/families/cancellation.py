@@ -8,7 +8,8 @@ one that matches nothing known becomes a flow of its own.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -125,6 +126,7 @@ class CancelResponseAfterCancel(Rule):
     summary = "the server still answers a request after its cancellation"
     spec = f"{CANCELLATION}#behavior-requirements"
     kinds = frozenset({"notification", "result", "error"})
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {"notification": frozenset({CANCELLED})}
 
     def __init__(self) -> None:
         # conversation → (canceller's side, request id key) → cancel seq (bounded): a

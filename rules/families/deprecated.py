@@ -5,7 +5,8 @@ Reported once per conversation and feature: the point is to see it, not count it
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
@@ -30,6 +31,9 @@ class DeprecatedFeature(Rule):
     summary = "a Deprecated feature in use (Roots, Sampling, Logging; `includeContext`)"
     spec = f"{MODERN_SPEC}/deprecated#deprecated"
     kinds = frozenset({"request", "notification", "result"})
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+        "notification": frozenset({"notifications/message"})
+    }
 
     def __init__(self) -> None:
         self._seen: dict[str, set[str]] = {}

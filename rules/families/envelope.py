@@ -102,6 +102,7 @@ class JsonrpcBatch(Rule):
     spec = f"{MODERN_SPEC}/basic/transports/streamable-http#sending-messages"
 
     record_types = frozenset({Msg})
+    batch_records = True
 
     def __init__(self) -> None:
         self._last_seq = -1  # the members of a batch share their seq: report it once

@@ -186,6 +186,7 @@ class IdReused(Rule):
     summary = "a request id the same sender still has unanswered (legacy: any id used before)"
     spec = f"{BASIC}#requests"
     kinds = frozenset({"request", "result", "error"})
+    flow_statuses = frozenset({"cancelled"})
 
     def __init__(self) -> None:
         self._state: dict[tuple[str, str], _SenderIds] = {}

@@ -82,6 +82,9 @@ class LogWithoutLevel(Rule):
     spec = f"{LOGGING}#per-request-log-level"
     kinds = frozenset({"request", "notification"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "notification": "s2c"}
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+        "notification": frozenset({"notifications/message"})
+    }
 
     def __init__(self) -> None:
         self.levels: dict[str, OrderedDict[int, bool]] = {}

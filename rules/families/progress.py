@@ -8,7 +8,8 @@ makes a flow of its own (``orphan``).
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -167,6 +168,9 @@ class ProgressAfterResponse(Rule):
     summary = "progress for a request that already has its response"
     spec = f"{PROGRESS}#implementation-notes"
     kinds = frozenset({"notification", "result"})
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+        "notification": frozenset({"notifications/progress"})
+    }
 
     def __init__(self) -> None:
         # conversation → seqs of requests answered with a task handle (bounded); the

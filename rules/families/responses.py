@@ -126,6 +126,7 @@ class RequestUnanswered(Rule):
     severity = "warning"
     summary = "a request with no response by the end of the connection, or after the timeout"
     spec = f"{MODERN_SPEC}/basic/patterns/cancellation#timeouts"
+    flow_statuses = frozenset({"unanswered"})
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
         # Cancelled flows end "cancelled" and open subscriptions/listen streams

@@ -184,6 +184,7 @@ class SubscriptionNotRequested(Rule):
     spec = f"{SUBSCRIPTIONS}#opening-a-stream"
     kinds = frozenset({"request", "notification"})
     methods = frozenset({LISTEN, *FILTER_FIELD})
+    flow_methods = frozenset({LISTEN})
 
     def __init__(self) -> None:
         self._listens = ListenIds()

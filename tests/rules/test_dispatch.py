@@ -1,0 +1,61 @@
+"""The engine calls a hook only on what its rule declared it wants (mcpeek.rules.dispatch)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from mcpeek.inspector.analysis import Analyzer, Conversation, Flow
+from mcpeek.inspector.records import Msg, Record
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.base import Findings, Rule
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.engine import RuleEngine
+
+
+def test_kind_methods_flow_filters_and_batch_records_spare_the_calls() -> None:
+    calls: list[tuple[str, object, object]] = []
+
+    class Probe(Rule):  # not registered: no id
+        kinds = frozenset({"notification", "result"})
+        kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+            "notification": frozenset({"notifications/progress"})  # results: every method
+        }
+        flow_statuses = frozenset({"cancelled", "unanswered"})
+        flow_methods = frozenset({"ping"})
+        record_types = frozenset({Msg})
+        batch_records = True
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(("message", ctx.kind, ctx.method))
+            return None
+
+        def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
+            calls.append(("flow_end", flow.method, flow.status))
+            return None
+
+        def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
+            assert isinstance(record, Msg)
+            calls.append(("record", record.raw, None))
+            return None
+
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "a", "_meta": {"progressToken": "t"}}, id=1)
+    b.notify("notifications/progress", {"progressToken": "t", "progress": 1}, dir="s2c")
+    b.notify("notifications/message", {"level": "info", "data": "x"}, dir="s2c")
+    b.result(1, {"content": []})
+    b.request("ping", id=2)
+    b.notify("notifications/cancelled", {"requestId": 2}, dir="c2s")
+    b.request("tools/list", id=3)
+    b.raw("[]")
+    b.request("ping", id=4)  # never answered
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Probe])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [
+        ("message", "notification", "notifications/progress"),
+        ("message", "result", "tools/call"),  # not the log message, nor the cancellation
+        ("flow_end", "ping", "cancelled"),  # not the answered tools/call, nor tools/list
+        ("record", "[]", None),  # the batch only
+        ("flow_end", "ping", "unanswered"),
+    ]
