@@ -146,6 +146,11 @@ class ToolsInputSchema(_SchemaRule):
     methods = frozenset({"tools/list", "tools/call"})
     kinds = frozenset({"request", "result"})
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s", "result": "s2c"}
+    # the calls' arguments are checked against what the lists declared
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+        "request": frozenset({"tools/call"}),
+        "result": frozenset({"tools/list"}),
+    }
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.kind == "result":
