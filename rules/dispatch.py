@@ -24,9 +24,8 @@ MessageKey = tuple[str, str | None, str | None, str, str, str | None]
 FlowKey = tuple[str | None, str | None, str, str | None]
 #: The era of a record that has no conversation yet: every rule may want it.
 ANY_ERA = "*"
-#: A record's (type, whether it is a message on stdio, era or ANY_ERA, whether it is a
-#: message whose bytes are a JSON array).
-RecordKey = tuple[type, bool, str | None, bool]
+#: A record's (type, whether it is a message on stdio, era or ANY_ERA).
+RecordKey = tuple[type, bool, str | None]
 
 
 class MessageRules(NamedTuple):
@@ -35,6 +34,14 @@ class MessageRules(NamedTuple):
 
     every: list[Rule]
     ungated: list[Rule] | None
+
+
+class RecordRules(NamedTuple):
+    """The rules for one kind of record: those for any of them, and those for a message
+    record whose bytes are a batch (``None``: the same ones, so the engine need not look)."""
+
+    plain: list[Rule]
+    batches: list[Rule] | None
 
 
 class Dispatch:
@@ -49,7 +56,7 @@ class Dispatch:
         # The tables the engine reads first (a missing key: the method below builds it).
         self.message: dict[MessageKey, MessageRules] = {}
         self.flow_end: dict[FlowKey, list[Rule]] = {}
-        self.record: dict[RecordKey, list[Rule]] = {}
+        self.record: dict[RecordKey, RecordRules] = {}
         self.conversation_end: dict[str | None, list[Rule]] = {}
 
     def message_rules(self, key: MessageKey) -> MessageRules:
@@ -81,17 +88,18 @@ class Dispatch:
         ]
         return found
 
-    def record_rules(self, key: RecordKey) -> list[Rule]:
-        kind, on_stdio, era, batch = key
+    def record_rules(self, key: RecordKey) -> RecordRules:
+        kind, on_stdio, era = key
         # A message on stdio means nothing to the rules of HTTP exchanges.
-        found = self.record[key] = [
+        batches = [
             r
             for r in self._record_rules
             if (r.record_types is None or kind in r.record_types)
             and not (on_stdio and r.transport == "http")
             and (era == ANY_ERA or applies(r, era))
-            and (batch or not r.batch_records or kind is not Msg)
         ]
+        plain = [r for r in batches if not (r.batch_records and kind is Msg)]
+        found = self.record[key] = RecordRules(plain, batches if plain != batches else None)
         return found
 
     def conversation_end_rules(self, era: str | None) -> list[Rule]:

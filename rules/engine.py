@@ -149,17 +149,18 @@ class RuleEngine(AnalysisListener):
         kind = type(record)
         if kind is Act or (kind is Msg and record.made is not None):  # type: ignore[attr-defined]
             self._acted.note(record)
-        if isinstance(record, Msg):
-            on_stdio, batch = record.ch == "stdio", is_batch(record)
-        else:
-            on_stdio = batch = False
+        on_stdio = isinstance(record, Msg) and record.ch == "stdio"
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
         era = ANY_ERA if conversation is None else self._forced_era or conversation.era
-        key = (kind, on_stdio, era, batch)
-        wanting = self._index.record.get(key)
-        if wanting is None:
-            wanting = self._index.record_rules(key)
+        key = (kind, on_stdio, era)
+        found = self._index.record.get(key)
+        if found is None:
+            found = self._index.record_rules(key)
+        wanting = found.plain
+        # (only asked when some rule wants batches alone: the floor pays nothing for it)
+        if found.batches is not None and isinstance(record, Msg) and is_batch(record):
+            wanting = found.batches
         if not wanting:
             return
         seq = getattr(record, "seq", 0)
