@@ -39,6 +39,7 @@ from yarl import URL
 
 from mcpeek.inspector.proxy import http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.http_body import ForwardedBody
 from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
 from mcpeek.inspector.proxy.http_own import (
     RECORDED,
@@ -177,12 +178,13 @@ class HttpRelay:
         x = recorder.x
         # The target byte for byte: no dot segments resolved, no escapes touched.
         url = URL(self.origin + request.raw_path, encoded=True)
-        small: bytes | None = None  # a body small enough to send in one piece
-        body: bytes | AsyncIterator[bytes] | None = None
+        small: ForwardedBody | None = None  # a body small enough to send in one piece
+        body: ForwardedBody | AsyncIterator[bytes] | None = None
         length = request.content_length
         if length is not None and length <= SMALL_BODY:
             try:
-                small = body = await request.content.readexactly(length) if length else b""
+                read = await request.content.readexactly(length) if length else b""
+                small = body = ForwardedBody(read, recorder)
             except Exception as exc:  # cut short, or a payload aiohttp could not parse
                 if isinstance(exc, asyncio.IncompleteReadError):
                     recorder.feed(exc.partial)
@@ -208,15 +210,14 @@ class HttpRelay:
             if not isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError)):
                 raise
             if small is not None:
-                recorder.feed(small)  # what the client sent, though it went nowhere
+                small.record()  # what the client sent (written or not before the failure)
             recorder.finish(complete=small is not None)
             recorder.head()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=reason)])
             return await answer_itself(self.emit, request, x, 502, reason, "upstream-error")
-        if small is not None:  # forwarded, now recorded
-            recorder.feed(small)
-            recorder.finish()
+        if small is not None:  # recorded once written; else now, the upstream answered first
+            small.record()
         async with upstream:
             recorder.head()
             return await self._relay_response(request, x, upstream)

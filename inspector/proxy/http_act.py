@@ -27,6 +27,7 @@ from yarl import URL
 
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.http_body import ForwardedBody
 from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_own import RECORDED, answer_itself, client_gone, own_headers
 from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json
@@ -94,25 +95,24 @@ class ActingHttpRelay(HttpRelay):
         headers = self._upstream_headers(request)
         headers.popall("Content-Length", None)  # an edited body has its own length
         url = self.origin + request.raw_path
+        forwarded = ForwardedBody(body, recorder)  # recorded once written, as the relay's
         try:
             upstream = await self._session.request(
                 request.method,
                 URL(url, encoded=True),
                 headers=headers,
-                data=body,
+                data=forwarded,
                 allow_redirects=False,
                 skip_auto_headers=("Accept-Encoding", "User-Agent", "Accept", "Content-Type"),
             )
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            recorder.feed(body)
-            recorder.finish()
+            forwarded.record()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=reason)])
             return await answer_itself(
                 self.emit, request, recorder.x, 502, reason, "upstream-error"
             )
-        recorder.feed(body)
-        recorder.finish()
+        forwarded.record()
         async with upstream:
             return await self._relay_response(request, recorder.x, upstream)
 
