@@ -65,7 +65,7 @@ def test_waits_for_a_capture_directory_that_does_not_exist_yet(tmp_path: Path) -
         read_until(controller, b"waiting for captures", timeout=30)
         assert proc.poll() is None and not home.exists()  # it waits, and creates nothing
         os.write(controller, b"q")
-        assert proc.wait(timeout=20) == 0
+        assert drain_until_exit(controller, proc, timeout=20) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -88,6 +88,21 @@ def read_until(fd: int, needle: bytes, timeout: float) -> bytes:
     return seen
 
 
+def drain_until_exit(fd: int, proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """Keep reading the terminal while ``proc`` ends: a viewer that redraws (its
+    timers, the status line) blocks on a full pty once nobody reads it, and then
+    can neither take the key nor restore the terminal on its way out."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                break
+    return proc.wait(timeout=max(deadline - time.monotonic(), 1))
+
+
 @pytest.mark.e2e
 def test_runs_in_a_real_terminal_and_quits_with_q() -> None:
     controller, terminal = pty.openpty()
@@ -104,7 +119,7 @@ def test_runs_in_a_real_terminal_and_quits_with_q() -> None:
     try:
         read_until(controller, b"get_weather", timeout=30)
         os.write(controller, b"q")
-        assert proc.wait(timeout=20) == 0
+        assert drain_until_exit(controller, proc, timeout=20) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
