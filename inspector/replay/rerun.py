@@ -100,25 +100,29 @@ def run_plan(
 ) -> ReplayOutcome:
     """Replay ``plan`` to ``target`` (``origin``: where the capture was recorded, for
     the credential policy) and compare; runs its own event loop. The writer is closed
-    at the end, and discarded when the server never started."""
+    at the end, and discarded when the server was never reached."""
     notes = list(plan.notes)
-    tape = Tape(target.transport, target.name, writer=writer, listeners=listeners)
+    # The run has started once the live server said something: a replay that never
+    # reached it leaves no capture (and an old one that --force was to replace stays).
+    tape = Tape(target.transport, target.name, writer=writer, listeners=listeners, started_by="s2c")
     transport = _transport(target, tape, timeout, notes.append, origin)
     replayer = Replayer(plan, transport, timeout=timeout, on_note=notes.append)
     try:
         live = asyncio.run(replayer.run())
     except ReplayError:
-        if writer is not None and writer.record_count == 0:
-            writer.discard()  # the server never started: nothing worth a capture
+        tape.discard()  # the server was never reached: nothing worth a capture
         raise
-    finally:
+    except BaseException:
         tape.close()
+        raise
+    if replayer.closed_reason is not None and replayer.answered == 0:
+        tape.discard()
+        raise ReplayError(
+            went_away(transport, replayer.closed_reason, " before answering anything")
+        )
+    tape.close()
     closed: str | None = None
     if replayer.closed_reason is not None:
-        if replayer.answered == 0:
-            raise ReplayError(
-                went_away(transport, replayer.closed_reason, " before answering anything")
-            )
         closed = went_away(transport, replayer.closed_reason)
         notes.append(f"{closed} during the replay")
     for flow in plan.support:  # not compared, but a failed handshake explains the rest

@@ -14,6 +14,12 @@ A failed write ends the capture, never the session: the error waits in
 which side sent a numbered record, so that a violation (whose ``msgs`` end
 with the offending record) can be told apart: the client's (``serve``,
 the pytest plugin) or the server's (``replay``).
+
+With ``-w --force`` onto an old capture, the capture takes its name only once
+the session has started (:meth:`CaptureWriter.commit`): at the first record
+sent from ``started_by`` (``replay``: the live server's first word; None: any
+record). A session that fails before that is :meth:`Tape.discard`-ed, and the
+old capture stays as it was.
 """
 
 from __future__ import annotations
@@ -44,8 +50,11 @@ class Tape:
         *,
         writer: CaptureWriter | None = None,
         listeners: Sequence[AnalysisListener] = (),
+        started_by: Direction | None = None,
     ) -> None:
         self.transport = transport
+        self._started_by = started_by
+        self.started = False  # a record from ``started_by`` was seen
         self.writer = writer
         # The analysis sees the header the capture has, so that the file and the
         # live checks agree.
@@ -81,10 +90,15 @@ class Tape:
         if self.closed:
             return  # late traffic of a session already ended
         record.t = record.t or round(time.time(), 6)
+        direction = _direction(record)
+        if not self.started:  # an HTTP exchange's end was sent by nobody
+            sent = direction if not isinstance(record, Http) or record.phase != "end" else None
+            self.started = self._started_by is None or sent == self._started_by
         if self.writer is not None and self.error is None:
             try:
                 self.writer.write(record)  # numbers it
-                self.writer.commit()  # a record: the session has started (-w --force)
+                if self.started:
+                    self.writer.commit()  # the session has started (-w --force replaces now)
             except OSError as exc:  # the session goes on; the capture ends here
                 self.error = f"cannot write the capture {self.writer.path}: {exc}"
                 record.seq = self._seq + 1  # from here on, the tape numbers
@@ -92,16 +106,21 @@ class Tape:
         else:
             self._seq += 1
             record.seq = self._seq
-        if isinstance(record, Msg):
-            self._directions[record.seq] = record.dir
-        elif isinstance(record, Http):
-            self._directions[record.seq] = "c2s" if record.phase == "request" else "s2c"
+        if direction is not None:
+            self._directions[record.seq] = direction
         if self._checks is not None:
             self._checks.feed(record)
 
     def direction(self, seq: int) -> str | None:
         """``c2s`` or ``s2c`` for a message or HTTP record this tape numbered."""
         return self._directions.get(seq)
+
+    def discard(self) -> None:
+        """The session failed before it started: the checks end, and the capture is
+        removed (an old capture that ``--force`` was to replace stays as it was)."""
+        if self.writer is not None and not self.started:
+            self.writer.discard()
+        self.close()
 
     def close(self) -> None:
         """The session ended: the analysis ends its open flows, the capture closes."""
@@ -115,3 +134,12 @@ class Tape:
                 self.writer.close()
             except OSError as exc:
                 self.error = self.error or f"cannot write the capture {self.writer.path}: {exc}"
+
+
+def _direction(record: SeqRecord) -> Direction | None:
+    """Who sent a message or HTTP record (None for the others)."""
+    if isinstance(record, Msg):
+        return record.dir
+    if isinstance(record, Http):
+        return "c2s" if record.phase == "request" else "s2c"
+    return None

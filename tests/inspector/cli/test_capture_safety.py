@@ -207,10 +207,22 @@ def _failed_starts(port: int) -> dict[str, list[str]]:
         "http": [*http, "--force", "-w", "FILE"],
         "serve": ["serve", str(CAPTURE), *listen, "--force", "-w", "FILE"],
         "replay": ["replay", str(CAPTURE), "--force", "-w", "FILE", "--", "/no/such/server"],
+        # Runs that start their child or their connection but never hear the server:
+        # the first record written (the request sent) must not replace the old capture.
+        "replay-unreachable": [
+            *["replay", str(CAPTURE), "--url", "http://127.0.0.1:1/mcp"],
+            *["--force", "-w", "FILE"],
+        ],
+        "replay-exits": [
+            *["replay", str(CAPTURE), "--force", "-w", "FILE", "--"],
+            *[sys.executable, "-c", "import sys; sys.exit(3)"],
+        ],
     }
 
 
-@pytest.mark.parametrize("command", ["stdio", "http", "serve", "replay"])
+@pytest.mark.parametrize(
+    "command", ["stdio", "http", "serve", "replay", "replay-unreachable", "replay-exits"]
+)
 def test_force_keeps_the_old_capture_when_the_run_fails_to_start(
     command: str, tmp_path: Path
 ) -> None:
