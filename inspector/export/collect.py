@@ -14,9 +14,9 @@ from pathlib import Path
 
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.export.spandata import Finding, SpanData
+from mcpeek.inspector.export.spandata import Finding, SpanData, time_out_of_range
 from mcpeek.inspector.export.spans import SpanBuilder
 from mcpeek.rules.engine import Reported, RuleEngine
 
@@ -45,8 +45,13 @@ def capture_spans(path: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[list[Sp
     """Every span of the capture at ``path``, and the reader's problems with the file.
 
     Raises :class:`~mcpeek.inspector.capture.reader.CaptureError` for a file that
-    is not a capture."""
+    is not a capture, or whose times OTLP cannot carry (before 1970, past 2554):
+    both ``otlp-json`` and ``otlp`` refuse it, before writing or sending anything."""
     traced = Traced(timeout)
     reader = CaptureReader(path)
     run_capture(reader, traced.analyzer)
-    return traced.builder.drain(), reader.problems
+    spans = traced.builder.drain()
+    for span in spans:
+        if (reason := time_out_of_range(span)) is not None:
+            raise CaptureError(f"{path}: {reason}")
+    return spans, reader.problems

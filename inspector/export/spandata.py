@@ -64,6 +64,23 @@ class JsonRpcError(msgspec.Struct):
     message: Any = None
 
 
+#: OTLP times are unsigned 64-bit nanoseconds since 1970 (up to the year 2554).
+OTLP_MAX_NS = (1 << 64) - 1
+
+
+def time_out_of_range(span: SpanData) -> str | None:
+    """Why OTLP cannot carry ``span``'s times (a capture's ``t`` before 1970 or
+    centuries ahead), or None: the exporter would fail on it mid-file."""
+    times = [span.start_ns, span.end_ns, *(event.time_ns for event in span.events)]
+    odd = next((ns for ns in times if not 0 <= ns <= OTLP_MAX_NS), None)
+    if odd is None:
+        return None
+    return (
+        f"span {span.name!r} has the time t={odd / 1e9:g} s, which OTLP cannot carry "
+        "(nanoseconds since 1970, up to the year 2554)"
+    )
+
+
 def nanos(t: float) -> int:
     """A capture time (seconds, microsecond resolution) in nanoseconds."""
     return round(t * 1_000_000) * 1000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 from pathlib import Path
@@ -88,3 +89,22 @@ def test_without_the_otel_extra(
     assert code == 2
     err = capsys.readouterr().err.splitlines()
     assert err == ["mcpeek: OTLP export needs the otel extra: pip install 'mcpeek[otel]'"]
+
+
+@pytest.mark.parametrize("shift", [-1e11, -1.8e9, 1e11])  # before 1970, or past 2554
+@pytest.mark.parametrize("fmt", ["otlp-json", "otlp"])
+def test_times_otlp_cannot_carry(shift: float, fmt: str, tmp_path: Path) -> None:
+    """A capture whose times were shifted out of OTLP's range is refused in one line by
+    both OTLP formats (otlp-json used to end in a protobuf ``ValueError`` traceback)."""
+    lines = (CAPTURES / "modern-stdio.jsonl").read_text().splitlines()
+    shifted = [lines[0]]
+    for line in lines[1:]:
+        record = json.loads(line)
+        record["t"] += shift
+        shifted.append(json.dumps(record))
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("\n".join(shifted) + "\n")
+    where = ["--endpoint", f"http://127.0.0.1:{closed_port()}"] if fmt == "otlp" else []
+    line = one_line_error(["export", str(odd), "--format", fmt, *where])
+    assert "OTLP cannot carry" in line and "1970" in line
+    assert not (tmp_path / "odd.json").exists()
