@@ -29,9 +29,9 @@ class Plan:
     changes: list[str] = field(default_factory=list)
     #: One line per server left alone on purpose, and why.
     notes: list[str] = field(default_factory=list)
-    #: For each HTTP server left alone: (its name, its URL), to print the ``mcpeek http``
-    #: command that would inspect it.
-    http_left: list[tuple[str, str]] = field(default_factory=list)
+    #: For each HTTP server left alone: (its name, its URL, a free port), to print the
+    #: ``mcpeek http`` command that would inspect it.
+    http_left: list[tuple[str, str, int]] = field(default_factory=list)
     #: What the state file is to hold once the plan is carried out.
     state: WrapState = field(default_factory=WrapState)
 
@@ -110,6 +110,8 @@ def plan_wrap(
     plan = Plan(text, state=state.copy() if state else WrapState())
     edits: list[entries.Edit] = []
     launcher = entries.stdio_launcher("stdio", *stdio_options, "--", python=python)
+    # Ports the config's own URLs name (every server's, named or not): never a proxy's.
+    taken = remote.taken_ports(_urls(_servers(root, client, None)))
     for label, member in _servers(root, client, names):
         entry, kind = member.value, entries.kind_of(member.value)
         where = f"{member.key} ({label})"
@@ -117,7 +119,7 @@ def plan_wrap(
             continue
         if kind == "http" and isinstance(entry, Object) and http_port is not None:
             edit, outcome = remote.point_at_proxy(
-                text, label, member, plan.state.proxied, http_port
+                text, label, member, plan.state.proxied, http_port, taken
             )
             edits += [edit] if edit else []
             (plan.changes if edit else plan.notes).append(f"{where}: {outcome}")
@@ -125,7 +127,10 @@ def plan_wrap(
             plan.notes.append(f"{where} already points at its mcpeek http")
         elif kind == "http" and isinstance(entry, Object):
             url = entry.get("url")
-            plan.http_left.append((member.key, (string_value(url.value) if url else None) or ""))
+            upstream = (string_value(url.value) if url else None) or ""
+            used = [port for _, _, port in plan.http_left]
+            port = remote.free_port(plan.state.proxied, remote.FIRST_PORT, {*taken, *used})
+            plan.http_left.append((member.key, upstream, port))
             plan.notes.append(f"left {where} as it is: an HTTP server (see below)")
         elif kind != "stdio" or not isinstance(entry, Object):
             plan.notes.append(f"left {where} as it is: neither a command nor a URL")
@@ -142,6 +147,16 @@ def plan_wrap(
         edits += _inspector_edits(text, root, client, python, plan)
     plan.text = entries.apply(text, edits)
     return plan
+
+
+def _urls(servers: list[tuple[str, Member]]) -> list[str]:
+    """The string ``url`` of each server entry."""
+    urls = []
+    for _, member in servers:
+        url = member.value.get("url") if isinstance(member.value, Object) else None
+        if url is not None and isinstance(value := string_value(url.value), str):
+            urls.append(value)
+    return urls
 
 
 def _inspector_edits(

@@ -7,20 +7,28 @@ beside the config (``FILE.mcpeek-wrap.json``): a local URL does not say
 which upstream it stood for, and ``unwrap`` must give the original back
 byte for byte. The proxy serves the upstream's path and query on its own
 address, so the entry's new URL is ``http://127.0.0.1:PORT`` plus those.
+A proxy never gets a port another entry's URL already names on this machine.
+
+The printed commands hide the credentials an upstream URL holds (a password,
+a secret query parameter) behind ``***``: the state file keeps the URL whole.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
+from mcpeek.inspector.capture.redact_rules import is_secret_param
 from mcpeek.inspector.clients import entries
 from mcpeek.inspector.clients.jsonc import Member, Object, parse, string_value
 
 #: ``mcpeek http``'s default port: the first HTTP server's proxy listens there.
 FIRST_PORT = 6280
+#: What stands for a credential in a printed URL.
+HIDDEN = "***"
+LOOPBACK_HOSTS = frozenset({"localhost", "::1"})
 
 
 @dataclass(frozen=True)
@@ -41,8 +49,9 @@ class Proxied:
         return urlsplit(str(parse(self.local).value)).netloc  # type: ignore[union-attr]
 
     def command(self) -> str:
-        """The command line that starts this entry's proxy."""
-        return shlex.join(["mcpeek", "http", "--upstream", self.upstream, "--listen", self.listen])
+        """The command line that starts this entry's proxy, its credentials hidden
+        (:func:`shown_url`)."""
+        return proxy_command(self.upstream, self.listen)
 
     def as_json(self) -> dict[str, str]:
         return {
@@ -51,6 +60,54 @@ class Proxied:
             "original": self.original,
             "local": self.local,
         }
+
+
+def proxy_command(upstream: str, listen: str) -> str:
+    """``mcpeek http --upstream URL --listen ADDR``, with the URL's credentials hidden."""
+    shown = shown_url(upstream)
+    line = shlex.join(["mcpeek", "http", "--upstream", shown, "--listen", listen])
+    if shown != upstream:
+        line += f"  ({HIDDEN} hides a credential of its url: put it back to run this)"
+    return line
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password and secret query values replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:{HIDDEN}@{host}"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query = parts.query
+    if any(is_secret_param(name) for name, _ in pairs):
+        query = "&".join(
+            f"{quote(name, safe='')}="
+            + (HIDDEN if is_secret_param(name) else quote(value, safe=""))
+            for name, value in pairs
+        )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def loopback_port(url: str) -> int | None:
+    """The port a URL names on this machine (loopback host), else None."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if host is None or not (host in LOOPBACK_HOSTS or host.startswith("127.")):
+        return None
+    return port if port is not None else {"http": 80, "https": 443}.get(parts.scheme.lower())
+
+
+def taken_ports(urls: Iterable[str]) -> set[int]:
+    """The loopback ports the config's URLs already name: no proxy may take them."""
+    return {port for url in urls if (port := loopback_port(url)) is not None}
 
 
 def local_url(url: str, port: int) -> str:
@@ -82,17 +139,23 @@ def find(records: Sequence[Proxied], table: str, server: str) -> Proxied | None:
     return None
 
 
-def free_port(records: Sequence[Proxied], start: int) -> int:
-    """The first port from ``start`` on that no recorded proxy uses."""
+def free_port(records: Sequence[Proxied], start: int, taken: Collection[int] = ()) -> int:
+    """The first port from ``start`` on that no recorded proxy uses and no URL of the
+    config names (``taken``)."""
     used = {record.listen for record in records}
     port = start
-    while f"127.0.0.1:{port}" in used:
+    while f"127.0.0.1:{port}" in used or port in taken:
         port += 1
     return port
 
 
 def point_at_proxy(
-    text: str, label: str, member: Member, records: list[Proxied], first_port: int
+    text: str,
+    label: str,
+    member: Member,
+    records: list[Proxied],
+    first_port: int,
+    taken: Collection[int] = (),
 ) -> tuple[entries.Edit | None, str]:
     """The edit that points an HTTP entry at a new local proxy (appended to
     ``records``), or None and why not."""
@@ -106,7 +169,9 @@ def point_at_proxy(
     why = proxyable(string_value(url.value) if url is not None else None)
     if url is None or why is not None:
         return None, f"left as it is: {why}"
-    local = entries.quoted(local_url(str(string_value(url.value)), free_port(records, first_port)))
+    local = entries.quoted(
+        local_url(str(string_value(url.value)), free_port(records, first_port, taken))
+    )
     if known is not None:
         records.remove(known)  # its url was edited since: the new one is the upstream
     records.append(Proxied(label, member.key, current, local))

@@ -32,10 +32,8 @@ cursor-project (.cursor/mcp.json), vscode (.vscode/mcp.json), vscode-user.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from mcpeek.inspector.cli.base import Command, UsageError
 from mcpeek.inspector.cli.client_config import add_common_arguments, carry_out, config_of, load
@@ -43,6 +41,7 @@ from mcpeek.inspector.clients.configfile import read_config, read_state
 from mcpeek.inspector.clients.known import CLIENTS, Places
 from mcpeek.inspector.clients.plan import ConfigError, plan_wrap, survey
 from mcpeek.inspector.clients.remote import FIRST_PORT as FIRST_HTTP_PORT
+from mcpeek.inspector.clients.remote import local_url, proxy_command, shown_url
 
 
 class WrapCommand(Command):
@@ -106,8 +105,8 @@ class WrapCommand(Command):
         except ConfigError as exc:
             raise UsageError(f"{path}: {exc}") from None
         code = carry_out(path, before, plan, dry_run=args.dry_run, verb="wrap")
-        for offset, (name, url) in enumerate(plan.http_left):
-            print_http_advice(name, url, FIRST_HTTP_PORT + offset)
+        for name, url, port in plan.http_left:
+            print_http_advice(name, url, port)
         for record in plan.state.proxied:
             print(f"mcpeek: {record.server} needs  {record.command()}", file=sys.stderr)
         return code
@@ -122,9 +121,8 @@ def home_options(home: Path | None) -> tuple[str, ...]:
 def print_http_advice(name: str, url: str, port: int) -> None:
     """The exact command that would put mcpeek in front of an HTTP server, and the URL
     the client's entry would then name (mcpeek serves the upstream's path)."""
-    parts = urlsplit(url)
-    local = urlunsplit(("http", f"127.0.0.1:{port}", parts.path, parts.query, ""))
-    command = shlex.join(["mcpeek", "http", "--upstream", url, "--listen", f"127.0.0.1:{port}"])
+    local = shown_url(local_url(url, port))
+    command = proxy_command(url, f"127.0.0.1:{port}")
     print(
         f"mcpeek: to inspect {name}, run  {command}  and point its url at {local} "
         "(wrap --http does that)",

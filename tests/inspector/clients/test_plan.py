@@ -161,8 +161,8 @@ def test_http_servers_are_left_alone_with_their_url_reported() -> None:
     assert client is not None
     plan = plan_wrap(sample("claude-code"), client, python=PYTHON)
     assert plan.http_left == [
-        ("shared-server", "https://example.com/mcp"),
-        ("legacy-sse", "https://mcp.example.com/sse"),
+        ("shared-server", "https://example.com/mcp", 6280),
+        ("legacy-sse", "https://mcp.example.com/sse", 6281),
     ]
     assert any("shared-server" in note and "HTTP" in note for note in plan.notes)
 
@@ -273,3 +273,30 @@ def test_http_ports_skip_those_already_taken_and_urls_with_variables_are_left() 
     assert [r.server for r in second.state.proxied] == ["a", "c"]
     back = plan_unwrap(second.text, client, {"c"}, state=second.state)
     assert back.text == first.text and back.state == first.state
+
+
+def test_a_proxy_never_takes_a_port_another_entry_names() -> None:
+    """l's own server listens on 6280: k's proxy must not be handed that port, whether
+    wrap --http points k at it or only advises the command."""
+    client = client_named("cursor")
+    assert client is not None
+    text = (
+        '{"mcpServers": {"k": {"url": "http://user:pw@host.example/mcp?token=abc"}, '
+        '"l": {"url": "http://127.0.0.1:6280/mcp"}, "m": {"url": "http://localhost:6281/"}}}'
+    )
+    plan = plan_wrap(text, client, {"k"}, http_port=6280)
+    assert json.loads(plan.text)["mcpServers"]["k"]["url"] == "http://127.0.0.1:6282/mcp?token=abc"
+    [record] = plan.state.proxied
+    assert record.upstream == "http://user:pw@host.example/mcp?token=abc"  # kept whole
+    advised = plan_wrap(text, client, {"k"})
+    assert advised.http_left == [("k", "http://user:pw@host.example/mcp?token=abc", 6282)]
+
+
+def test_printed_commands_hide_the_credentials_of_the_url() -> None:
+    client = client_named("cursor")
+    assert client is not None
+    text = '{"mcpServers": {"k": {"url": "http://user:pw@host.example/mcp?token=abc&v=1"}}}'
+    [record] = plan_wrap(text, client, http_port=7000).state.proxied
+    line = record.command()
+    assert "pw" not in line and "abc" not in line
+    assert "'http://user:***@host.example/mcp?token=***&v=1' --listen 127.0.0.1:7000" in line
