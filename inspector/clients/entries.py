@@ -118,6 +118,17 @@ def wrapped_command_index(entry: Object) -> int | None:
     return dashes + 1 if dashes + 1 < len(args) else None
 
 
+def wrapped_options(entry: Object) -> list[str]:
+    """The ``mcpeek stdio`` options of a wrapped entry (those before ``--``)."""
+    index = wrapped_command_index(entry)
+    start = mcpeek_args_start(entry)
+    args_member = entry.get("args")
+    args = strings(args_member.value) if args_member else None
+    if index is None or start is None or args is None:
+        return []
+    return args[start + 1 : index - 1]
+
+
 def is_inspector(entry: Node) -> bool:
     """An entry that runs ``mcpeek mcp`` (what ``--add-inspector`` adds)."""
     if not isinstance(entry, Object):

@@ -8,6 +8,7 @@ are wrapped (``wrap --list``).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -135,7 +136,7 @@ def plan_wrap(
         elif kind != "stdio" or not isinstance(entry, Object):
             plan.notes.append(f"left {where} as it is: neither a command nor a URL")
         elif entries.wrapped_command_index(entry) is not None:
-            plan.notes.append(f"{where} is already wrapped")
+            plan.notes.append(_already_wrapped(where, entry, stdio_options))
         elif (args := entry.get("args")) is not None and entries.strings(args.value) is None:
             plan.notes.append(f"left {where} as it is: its args are not a list of strings")
         else:
@@ -147,6 +148,19 @@ def plan_wrap(
         edits += _inspector_edits(text, root, client, python, plan)
     plan.text = entries.apply(text, edits)
     return plan
+
+
+def _already_wrapped(where: str, entry: Object, options: tuple[str, ...]) -> str:
+    """The note for a wrapped entry; it says when the options asked for (``--home``)
+    are not the ones it runs with: wrap leaves a wrapped entry as it is."""
+    current = entries.wrapped_options(entry)
+    if not options or list(options) == current:
+        return f"{where} is already wrapped"
+    now = f"with {shlex.join(current)}" if current else "without options"
+    return (
+        f"{where} is already wrapped {now}: {shlex.join(options)} not applied "
+        f"(unwrap it first to change them)"
+    )
 
 
 def _urls(servers: list[tuple[str, Member]]) -> list[str]:

@@ -300,3 +300,18 @@ def test_printed_commands_hide_the_credentials_of_the_url() -> None:
     line = record.command()
     assert "pw" not in line and "abc" not in line
     assert "'http://user:***@host.example/mcp?token=***&v=1' --listen 127.0.0.1:7000" in line
+
+
+def test_home_asked_of_an_entry_already_wrapped_is_said_not_applied() -> None:
+    client = client_named("cursor")
+    assert client is not None
+    text = '{"mcpServers": {"w": {"command": "npx", "args": ["-y", "weather"]}}}'
+    wrapped = plan_wrap(text, client, python=PYTHON, stdio_options=("--home", "/a")).text
+    again = plan_wrap(wrapped, client, python=PYTHON, stdio_options=("--home", "/b"))
+    assert again.text == wrapped  # left as it is ...
+    assert again.notes == [  # ... and said so
+        "w (mcpServers) is already wrapped with --home /a: --home /b not applied "
+        "(unwrap it first to change them)"
+    ]
+    same = plan_wrap(wrapped, client, python=PYTHON, stdio_options=("--home", "/a"))
+    assert same.notes == ["w (mcpServers) is already wrapped"]
