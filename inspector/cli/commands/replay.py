@@ -13,8 +13,10 @@ response message, e.g. ``/result/content/0/text``); the spec rules check the
 live traffic too.
 
 ``--flow N`` (repeatable) and ``--filter EXPR`` (the viewer's filter
-language) re-send only the flows selected, numbered as ``mcpeek show`` and
-the viewer number them, after the handshake their conversation made.
+language) re-send only the flows selected, numbered as the viewer's ``#``
+column and the ``"flow"`` of ``mcpeek show --format json`` (show's text lines
+are in the order flows end, unnumbered), after the handshake their
+conversation made.
 
 Exit code: 0 when every flow matched and the server broke no rule (at
 error severity), 1 when anything differs or it did, 2 on a usage error, an
@@ -119,7 +121,10 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=[],
         metavar="N",
-        help="re-send only flow N (numbered as mcpeek show and the viewer do; repeatable)",
+        help=(
+            're-send only flow N: the viewer\'s # column, the "flow" of '
+            "mcpeek show --format json (repeatable)"
+        ),
     )
     parser.add_argument(
         "--filter",

@@ -226,3 +226,28 @@ def test_replay_flows_is_the_api_for_one_flow(tmp_path: Path) -> None:
     assert not (tmp_path / "never.jsonl").exists()  # nothing started: no capture left
     with pytest.raises(ValueError, match="a command or a url"):
         ReplayTarget()
+
+
+def test_flow_numbers_are_those_of_show_json_as_the_help_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--flow N is the "flow" of show --format json (plain show's line order is not:
+    in legacy-stdio the elicitation, flow 8, ends before confirm, flow 7)."""
+    import json
+
+    capture = Path(__file__).resolve().parents[3] / "captures" / "legacy-stdio.jsonl"
+    assert main(["show", str(capture), "--format", "json"]) == 0
+    shown = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    loaded = load(capture)
+    plan = build_plan(loaded.records, loaded.flows, loaded.header.transport)
+    requests = [line for line in shown if line.get("flow") and line.get("ids")]
+    assert len(requests) >= 10
+    for line in requests:
+        if line["method"] == "elicitation/create":
+            continue  # the server's request: not one a replay sends
+        [flow] = select_flows(plan, [line["flow"]], loaded.flows).flows
+        assert (flow.method, flow.name) == (line["method"], line["name"])
+    with pytest.raises(SystemExit):
+        main(["replay", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the viewer's # column" in said and '"flow" of mcpeek show --format json' in said
