@@ -3,7 +3,9 @@
 A plan (``inspector.clients.plan``) is shown as a unified diff with
 ``--dry-run``, else written: backup first, then the config replaced in one
 step. Reports go to stderr as ``mcpeek: ...`` lines; stdout carries only the
-diff, so ``--dry-run > change.patch`` holds a patch.
+diff, so ``--dry-run > change.patch`` holds a patch, applied with ``patch FILE <
+change.patch`` (its header names the config's absolute path, which ``patch -p0``
+refuses: naming the file is the way that always works).
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ def add_common_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the change as a unified diff and write nothing",
+        help=(
+            "print the change as a unified diff and write nothing "
+            "(apply it with: patch CONFIG < DIFF)"
+        ),
     )
 
 

@@ -84,6 +84,11 @@ def test_dry_run_prints_a_diff_that_patch_applies_and_writes_nothing(
     assert "mcpeek: would have wrapped filesystem (mcpServers)" in err
     copy = tmp_path / "copy.json"
     shutil.copyfile(desktop, copy)
+    # The documented way: `patch CONFIG < DIFF` (the header's absolute name makes the
+    # bare `patch -p0 < DIFF` refuse).
+    with pytest.raises(SystemExit):
+        wrap("--help")
+    assert "patch CONFIG < DIFF" in " ".join(capsys.readouterr().out.split())
     subprocess.run(["patch", "-s", str(copy)], input=out.encode(), check=True)
     assert wrap("claude-desktop", "--config", str(desktop), "--add-inspector") == 0
     assert copy.read_bytes() == desktop.read_bytes()
