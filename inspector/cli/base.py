@@ -20,9 +20,9 @@ class UsageError(Exception):
     """Bad command-line input: printed as ``mcpeek: …`` with exit code 2."""
 
 
-def refuse_overwriting(output: Path | None, source: Path) -> None:
-    """A UsageError when ``-w output`` names the capture ``source`` being read: writing
-    would truncate the recording it plays from."""
+def refuse_overwriting(output: Path | None, source: Path, flag: str = "-w") -> None:
+    """A UsageError when ``output`` (given with ``flag``) names the capture ``source``
+    being read: writing would truncate the recording it plays from."""
     if output is None:
         return
     try:
@@ -31,7 +31,7 @@ def refuse_overwriting(output: Path | None, source: Path) -> None:
         return
     if same:
         raise UsageError(
-            f"-w {output} is the capture being read ({source}); writing would erase it: "
+            f"{flag} {output} is the capture being read ({source}); writing would erase it: "
             "name another file"
         )
 

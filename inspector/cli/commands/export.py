@@ -87,7 +87,7 @@ class ExportCommand(Command):
                 raise UsageError(str(exc)) from None
         if args.output is not None and args.format == "otlp":
             raise UsageError("-o goes with --format har or otlp-json; otlp sends to --endpoint")
-        refuse_overwriting(args.output, args.file)
+        refuse_overwriting(args.output, args.file, "-o")
         try:
             if args.format == "har":
                 text, problems = self._har(args)

@@ -108,3 +108,11 @@ def test_times_otlp_cannot_carry(shift: float, fmt: str, tmp_path: Path) -> None
     line = one_line_error(["export", str(odd), "--format", fmt, *where])
     assert "OTLP cannot carry" in line and "1970" in line
     assert not (tmp_path / "odd.json").exists()
+
+
+def test_output_onto_the_capture_read_names_the_flag_o(tmp_path: Path) -> None:
+    capture = tmp_path / "self.jsonl"
+    capture.write_bytes((CAPTURES / "modern-stdio.jsonl").read_bytes())
+    line = one_line_error(["export", str(capture), "--format", "otlp-json", "-o", str(capture)])
+    assert line.startswith(f"mcpeek: -o {capture} is the capture being read"), line
+    assert capture.read_bytes() == (CAPTURES / "modern-stdio.jsonl").read_bytes()
