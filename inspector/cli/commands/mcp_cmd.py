@@ -63,6 +63,8 @@ class McpCommand(Command):
             if not is_loopback_host(listen[0]):
                 raise UsageError(f"--http {args.http}: mcpeek mcp listens on loopback only")
         for path in args.capture:
+            if path.is_dir():  # --home names a directory of captures; --capture one file
+                raise UsageError(f"--capture {path}: is a directory, not a capture file")
             if not path.is_file():
                 raise UsageError(f"--capture {path}: no such file")
         try:

@@ -17,6 +17,7 @@ from mcpeek.inspector.cli.main import main
         (["--http", "example.com:80"], "mcpeek: --http example.com:80: mcpeek mcp listens on"),
         (["--http", "127.0.0.1:http"], "mcpeek: --http '127.0.0.1:http': expected HOST:PORT"),
         (["--capture", "no/such.jsonl"], "mcpeek: --capture no/such.jsonl: no such file"),
+        (["--capture", "tests"], "mcpeek: --capture tests: is a directory, not a capture file"),
     ],
 )
 def test_bad_options(argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
