@@ -122,8 +122,12 @@ def plan_wrap(
             edit, outcome = remote.point_at_proxy(
                 text, label, member, plan.state.proxied, http_port, taken
             )
-            edits += [edit] if edit else []
-            (plan.changes if edit else plan.notes).append(f"{where}: {outcome}")
+            if edit is not None:
+                edits.append(edit)
+                # a change reads after "would have" (--dry-run) as on its own
+                plan.changes.append(f"pointed {where} at a local mcpeek http")
+            else:
+                plan.notes.append(f"{where}: {outcome}")
         elif kind == "http" and _proxied_now(text, label, member, plan.state):
             plan.notes.append(f"{where} already points at its mcpeek http")
         elif kind == "http" and isinstance(entry, Object):

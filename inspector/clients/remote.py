@@ -158,7 +158,7 @@ def point_at_proxy(
     taken: Collection[int] = (),
 ) -> tuple[entries.Edit | None, str]:
     """The edit that points an HTTP entry at a new local proxy (appended to
-    ``records``), or None and why not."""
+    ``records``) and "", or None and why not."""
     entry = member.value
     assert isinstance(entry, Object)
     url = entry.get("url")
@@ -175,7 +175,7 @@ def point_at_proxy(
     if known is not None:
         records.remove(known)  # its url was edited since: the new one is the upstream
     records.append(Proxied(label, member.key, current, local))
-    return entries.Edit(url.value.start, url.value.end, local), "pointed at a local mcpeek http"
+    return entries.Edit(url.value.start, url.value.end, local), ""
 
 
 def point_back(

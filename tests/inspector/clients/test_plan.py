@@ -285,6 +285,8 @@ def test_a_proxy_never_takes_a_port_another_entry_names() -> None:
         '"l": {"url": "http://127.0.0.1:6280/mcp"}, "m": {"url": "http://localhost:6281/"}}}'
     )
     plan = plan_wrap(text, client, {"k"}, http_port=6280)
+    assert plan.changes == ["pointed k (mcpServers) at a local mcpeek http"]  # reads after
+    # "would have" (--dry-run) as well as alone
     assert json.loads(plan.text)["mcpServers"]["k"]["url"] == "http://127.0.0.1:6282/mcp?token=abc"
     [record] = plan.state.proxied
     assert record.upstream == "http://user:pw@host.example/mcp?token=abc"  # kept whole
