@@ -57,9 +57,8 @@ def select_flows(plan: ReplayPlan, numbers: Collection[int], flows: Sequence[Flo
             raise SelectionError(f"there is no flow {number} (the capture has {len(flows)})")
         if number not in sendable:
             flow = known[number]
-            what = flow.method or "a message that is not JSON-RPC"
             raise SelectionError(
-                f"flow {number} ({what}, sent by the {_side(flow)}) is not a client request:"
+                f"flow {number} ({_what(flow)}, sent by the {_side(flow)}) is not a client request:"
                 " nothing to re-send"
             )
     chosen = [sendable[n] for n in sorted(set(numbers))]
@@ -138,6 +137,16 @@ def _cancels(step: ClientStep, ids: set[tuple[str, str]], conversations: set[str
         return False
     wanted = repr(params["requestId"])
     return any((conversation, wanted) in ids for conversation in conversations)
+
+
+def _what(flow: Flow) -> str:
+    """What a flow that is no client request is, in a few words."""
+    if flow.method:
+        return flow.method
+    if flow.orphan is not None and flow.orphan.kind in ("result", "error"):
+        ids = ", ".join(repr(i) for i in flow.ids)
+        return f"an answer to id {ids}, which no request asked"
+    return "a message that is not JSON-RPC"
 
 
 def _side(flow: Flow) -> str:

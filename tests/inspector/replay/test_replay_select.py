@@ -251,3 +251,12 @@ def test_flow_numbers_are_those_of_show_json_as_the_help_says(
         main(["replay", "--help"])
     said = " ".join(capsys.readouterr().out.split())
     assert "the viewer's # column" in said and '"flow" of mcpeek show --format json' in said
+
+
+def test_an_orphan_answer_is_said_to_be_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """violations.jsonl's flow 7 is a valid JSON-RPC response to id 99, which no request
+    asked: not 'a message that is not JSON-RPC'."""
+    capture = Path(__file__).resolve().parents[3] / "captures" / "violations.jsonl"
+    assert main(["replay", str(capture), "--flow", "7", "--", sys.executable, "-c", ""]) == 2
+    err = capsys.readouterr().err
+    assert "flow 7 (an answer to id 99, which no request asked, sent by the server)" in err
