@@ -36,11 +36,30 @@ def refuse_overwriting(output: Path | None, source: Path, flag: str = "-w") -> N
         )
 
 
+class TypedFloat(float):
+    """A float given on the command line that remembers how it was typed (``1e400`` is
+    ``inf`` as a float: a refusal echoes what the user wrote)."""
+
+    typed: str
+
+    def __new__(cls, text: str) -> TypedFloat:
+        value = super().__new__(cls, text)
+        value.typed = text
+        return value
+
+
+def _seconds(text: str) -> TypedFloat:
+    try:
+        return TypedFloat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+
+
 def add_slow_option(parser: argparse.ArgumentParser, what: str) -> None:
     """``--slow SECONDS``, the same on every command that shows requests in flight."""
     parser.add_argument(
         "--slow",
-        type=float,
+        type=_seconds,
         default=DEFAULT_SLOW,
         metavar="SECONDS",
         help=f"{what} a request still unanswered after this long (default: {DEFAULT_SLOW:g})",
@@ -51,7 +70,8 @@ def slow_seconds(args: argparse.Namespace) -> float:
     """The ``--slow`` of ``args``, refused (exit 2) unless a finite number above 0."""
     slow: float = args.slow
     if not math.isfinite(slow) or slow <= 0:
-        raise UsageError(f"--slow {slow:g}: must be a finite number of seconds above 0")
+        typed = slow.typed if isinstance(slow, TypedFloat) else f"{slow:g}"
+        raise UsageError(f"--slow {typed}: must be a finite number of seconds above 0")
     return slow
 
 

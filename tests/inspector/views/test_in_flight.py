@@ -59,10 +59,10 @@ def test_past_the_timeout_a_request_is_unanswered_not_slow() -> None:
     assert len(told) == 1 and len(in_flight) == 0
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e400", "-0.0"])
 def test_show_refuses_a_slow_that_is_no_duration(
     value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["show", "--slow", value, "no-such-file.jsonl"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("mcpeek: --slow ") and "above 0" in err[0]
+    assert len(err) == 1 and err[0].startswith(f"mcpeek: --slow {value}: ") and "above 0" in err[0]
