@@ -156,16 +156,33 @@ def wrap_edits(text: str, entry: Object, launcher: list[str]) -> list[Edit]:
     assert command is not None
     args = entry.get("args")
     original = text[command.value.start : command.value.end]
-    inserted = ", ".join([*map(quoted, launcher[1:]), original])
+    array = args.value if args is not None and isinstance(args.value, Array) else None
+    separator = _separator(text, array)
+    inserted = separator.join([*map(quoted, launcher[1:]), original])
     edits = [Edit(command.value.start, command.value.end, quoted(launcher[0]))]
     if args is None:
         at = command.value.end
         edits.append(Edit(at, at, f',{lead_of(text, command)}"args": [{inserted}]'))
-    elif isinstance(args.value, Array):
-        at = args.value.start + 1
-        # A bare comma: a space would end the line in an array written one item a line.
-        edits.append(Edit(at, at, inserted + ("," if args.value.items else "")))
+    elif array is not None:
+        at = array.start + 1
+        if not array.items:
+            edits.append(Edit(at, at, inserted))
+        elif "\n" in text[at : array.items[0].start]:
+            # A bare comma: a space would end the line in an array written one item a line.
+            edits.append(Edit(at, at, inserted + ","))
+        else:  # one line: in front of the first item, spaced as the items are
+            at = array.items[0].start
+            edits.append(Edit(at, at, inserted + separator))
     return edits
+
+
+def _separator(text: str, array: Array | None) -> str:
+    """The comma and spacing between the items of a one-line array as it is written
+    (``", "`` unless its first comma says otherwise): inserted items match it."""
+    if array is None or not array.commas or len(array.items) < 2:
+        return ", "
+    after = text[array.commas[0] + 1 : array.items[1].start]
+    return "," + after if "\n" not in after and not after.strip() else ", "
 
 
 def unwrap_edits(text: str, entry: Object, *, args_added: bool = False) -> list[Edit]:
@@ -179,7 +196,11 @@ def unwrap_edits(text: str, entry: Object, *, args_added: bool = False) -> list[
     original = array.items[index]
     edits = [Edit(command.value.start, command.value.end, text[original.start : original.end])]
     if index + 1 < len(array.items):  # the server's own args follow: cut up to them
-        edits.append(Edit(array.start + 1, array.commas[index] + 1, ""))
+        spacing = text[array.commas[index] + 1 : array.items[index + 1].start]
+        if "\n" in spacing:  # wrap put the launcher on the line of the "[" (see wrap_edits)
+            edits.append(Edit(array.start + 1, array.commas[index] + 1, ""))
+        else:  # one line: wrap put it in front of the first item, with the spacing
+            edits.append(Edit(array.items[0].start, array.items[index + 1].start, ""))
         return edits
     members = entry.members
     at = members.index(command)

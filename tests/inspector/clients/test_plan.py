@@ -138,7 +138,7 @@ def test_the_original_command_is_kept_as_written_escapes_included() -> None:
     assert client is not None
     text = '{"mcpServers": {"a": {"command": "C:\\\\srv\\u0020x.exe", "args": ["--v"]}}}'
     wrapped = plan_wrap(text, client, python=PYTHON).text
-    assert '"--", "C:\\\\srv\\u0020x.exe","--v"]' in wrapped
+    assert '"--", "C:\\\\srv\\u0020x.exe", "--v"]' in wrapped
     assert json.loads(wrapped)["mcpServers"]["a"]["args"][-2:] == ["C:\\srv x.exe", "--v"]
     assert plan_unwrap(wrapped, client).text == text
 
@@ -317,3 +317,22 @@ def test_home_asked_of_an_entry_already_wrapped_is_said_not_applied() -> None:
     ]
     same = plan_wrap(wrapped, client, python=PYTHON, stdio_options=("--home", "/a"))
     assert same.notes == ["w (mcpServers) is already wrapped"]
+
+
+@pytest.mark.parametrize(
+    ("args", "wrapped"),
+    [
+        ('["-y", "w"]', '["-I", "-m", "mcpeek", "stdio", "--", "npx", "-y", "w"]'),
+        ('["-y","w"]', '["-I","-m","mcpeek","stdio","--","npx","-y","w"]'),
+        ('["-y"]', '["-I", "-m", "mcpeek", "stdio", "--", "npx", "-y"]'),
+        ("[]", '["-I", "-m", "mcpeek", "stdio", "--", "npx"]'),
+        ('[\n  "-y"\n]', '["-I", "-m", "mcpeek", "stdio", "--", "npx",\n  "-y"\n]'),
+    ],
+)
+def test_wrap_spaces_the_inserted_args_as_the_array_is_spaced(args: str, wrapped: str) -> None:
+    client = client_named("cursor")
+    assert client is not None
+    text = '{"mcpServers": {"w": {"command": "npx", "args": ' + args + "}}}"
+    plan = plan_wrap(text, client, python="py")
+    assert plan.text == '{"mcpServers": {"w": {"command": "py", "args": ' + wrapped + "}}}"
+    assert plan_unwrap(plan.text, client, state=plan.state).text == text
