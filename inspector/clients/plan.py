@@ -118,7 +118,9 @@ def plan_wrap(
         where = f"{member.key} ({label})"
         if entries.is_inspector(entry):
             continue
-        if kind == "http" and isinstance(entry, Object) and http_port is not None:
+        if kind == "http" and _proxied_now(text, label, member, plan.state):
+            plan.notes.append(f"{where} already points at its mcpeek http")
+        elif kind == "http" and isinstance(entry, Object) and http_port is not None:
             edit, outcome = remote.point_at_proxy(
                 text, label, member, plan.state.proxied, http_port, taken
             )
@@ -127,12 +129,13 @@ def plan_wrap(
                 # a change reads after "would have" (--dry-run) as on its own
                 plan.changes.append(f"pointed {where} at a local mcpeek http")
             else:
-                plan.notes.append(f"{where}: {outcome}")
-        elif kind == "http" and _proxied_now(text, label, member, plan.state):
-            plan.notes.append(f"{where} already points at its mcpeek http")
+                plan.notes.append(f"left {where} as it is: {outcome}")
         elif kind == "http" and isinstance(entry, Object):
             url = entry.get("url")
-            upstream = (string_value(url.value) if url else None) or ""
+            upstream = string_value(url.value) if url else None
+            if (why := remote.proxyable(upstream)) is not None or upstream is None:
+                plan.notes.append(f"left {where} as it is: {why}")  # no command to advise
+                continue
             used = [port for _, _, port in plan.http_left]
             port = remote.free_port(plan.state.proxied, remote.FIRST_PORT, {*taken, *used})
             plan.http_left.append((member.key, upstream, port))
@@ -141,6 +144,8 @@ def plan_wrap(
             plan.notes.append(f"left {where} as it is: neither a command nor a URL")
         elif entries.wrapped_command_index(entry) is not None:
             plan.notes.append(_already_wrapped(where, entry, stdio_options))
+        elif not _command(entry).strip():
+            plan.notes.append(f"left {where} as it is: its command is empty")
         elif (args := entry.get("args")) is not None and entries.strings(args.value) is None:
             plan.notes.append(f"left {where} as it is: its args are not a list of strings")
         else:
@@ -152,6 +157,12 @@ def plan_wrap(
         edits += _inspector_edits(text, root, client, python, plan)
     plan.text = entries.apply(text, edits)
     return plan
+
+
+def _command(entry: Object) -> str:
+    """The ``command`` of a stdio entry, as a string ("" when it is none)."""
+    command = entry.get("command")
+    return (string_value(command.value) if command else None) or ""
 
 
 def _already_wrapped(where: str, entry: Object, options: tuple[str, ...]) -> str:

@@ -168,7 +168,7 @@ def point_at_proxy(
         return None, "already points at its mcpeek http"
     why = proxyable(string_value(url.value) if url is not None else None)
     if url is None or why is not None:
-        return None, f"left as it is: {why}"
+        return None, why or "it has no url"
     local = entries.quoted(
         local_url(str(string_value(url.value)), free_port(records, first_port, taken))
     )

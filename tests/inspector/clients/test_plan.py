@@ -269,7 +269,7 @@ def test_http_ports_skip_those_already_taken_and_urls_with_variables_are_left() 
     assert '"url": "http://127.0.0.1:6280/mcp?k=1"' in first.text
     second = plan_wrap(first.text, client, state=first.state, http_port=6280)
     assert '"url": "http://127.0.0.1:6281/sse"' in second.text
-    assert any("b (servers): left as it is: its url holds variables" in n for n in second.notes)
+    assert any("left b (servers) as it is: its url holds variables" in n for n in second.notes)
     assert [r.server for r in second.state.proxied] == ["a", "c"]
     back = plan_unwrap(second.text, client, {"c"}, state=second.state)
     assert back.text == first.text and back.state == first.state
@@ -336,3 +336,18 @@ def test_wrap_spaces_the_inserted_args_as_the_array_is_spaced(args: str, wrapped
     plan = plan_wrap(text, client, python="py")
     assert plan.text == '{"mcpServers": {"w": {"command": "py", "args": ' + wrapped + "}}}"
     assert plan_unwrap(plan.text, client, state=plan.state).text == text
+
+
+@pytest.mark.parametrize("http_port", [None, 6280])
+def test_a_url_that_is_no_string_and_an_empty_command_are_left_with_a_note(
+    http_port: int | None,
+) -> None:
+    client = client_named("cursor")
+    assert client is not None
+    text = '{"mcpServers": {"k": {"url": 7}, "e": {"command": " "}}}'
+    plan = plan_wrap(text, client, python=PYTHON, http_port=http_port)
+    assert plan.text == text and plan.http_left == [] and not plan.state.proxied
+    assert plan.notes == [
+        "left k (mcpServers) as it is: its url is not a string",
+        "left e (mcpServers) as it is: its command is empty",
+    ]

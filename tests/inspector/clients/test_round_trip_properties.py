@@ -64,7 +64,7 @@ def test_round_trip_and_idempotence(config: dict[str, Any], layout: dict[str, An
     }
     for name, entry in config["mcpServers"].items():
         now = after["mcpServers"][name]
-        if "command" not in entry:
+        if not entry.get("command", "").strip():  # no command, or an empty one: left
             assert now == entry
             continue
         launcher = [*MODULE_PREFIX, "stdio", "--", entry["command"]]
@@ -114,10 +114,14 @@ def test_jsonc_round_trip_with_comments_anywhere(config: dict[str, Any], data: A
     after = plain(parse(wrapped.text, jsonc=True))
     assert isinstance(after, dict)
     for name, entry in config["servers"].items():
-        if "command" not in entry:
+        if not entry.get("command", "").strip():  # no command, or an empty one: left
             assert after["servers"][name] == entry
             continue
         launcher = [*MODULE_PREFIX, "stdio", "--", entry["command"]]
         wanted = {**entry, "command": PYTHON, "args": [*launcher, *entry.get("args", [])]}
         assert after["servers"][name] == wanted
-    assert {s.state for s in survey(wrapped.text, VSCODE) if s.kind == "stdio"} <= {"wrapped"}
+    empty = {name for name, entry in config["servers"].items() if "command" in entry} - {
+        name for name, entry in config["servers"].items() if entry.get("command", "").strip()
+    }
+    stdio = [s for s in survey(wrapped.text, VSCODE) if s.kind == "stdio" and s.name not in empty]
+    assert {s.state for s in stdio} <= {"wrapped"}
