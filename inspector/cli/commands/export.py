@@ -36,6 +36,7 @@ from mcpeek.inspector.export.endpoint import (
 )
 
 FORMATS = ("har", "otlp-json", "otlp")
+DEFAULT_SEND_TIMEOUT = 10.0  # seconds a send to --endpoint may take, retries included
 
 
 class ExportCommand(Command):
@@ -61,7 +62,7 @@ class ExportCommand(Command):
         parser.add_argument(
             "--send-timeout",
             type=float,
-            default=10.0,
+            default=None,  # refused with har and otlp-json, as --endpoint is
             metavar="SECONDS",
             help="otlp: how long a send may take, retries included (default: 10)",
         )
@@ -76,7 +77,7 @@ class ExportCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         for option in ("timeout", "send_timeout"):
             value = getattr(args, option)
-            if not math.isfinite(value) or value <= 0:
+            if value is not None and (not math.isfinite(value) or value <= 0):
                 flag = "--" + option.replace("_", "-")
                 raise UsageError(f"{flag} must be a finite number of seconds above 0")
         endpoint = self._endpoint(args)
@@ -105,8 +106,12 @@ class ExportCommand(Command):
     @staticmethod
     def _endpoint(args: argparse.Namespace) -> Endpoint | None:
         if args.format != "otlp":
-            if args.endpoint is not None:
-                raise UsageError("--endpoint goes with --format otlp")
+            for flag, value in (
+                ("--endpoint", args.endpoint),
+                ("--send-timeout", args.send_timeout),
+            ):
+                if value is not None:
+                    raise UsageError(f"{flag} goes with --format otlp")
             return None
         if args.endpoint is None:
             raise UsageError("--format otlp needs --endpoint URL, e.g. http://127.0.0.1:4318")
@@ -140,7 +145,8 @@ class ExportCommand(Command):
         spans, problems = capture_spans(args.file, args.timeout)
         self._say_problems(args.file, problems)
         reasons: list[str] = []
-        sender = Sender(endpoint, args.send_timeout, reasons.append)
+        send_timeout = DEFAULT_SEND_TIMEOUT if args.send_timeout is None else args.send_timeout
+        sender = Sender(endpoint, send_timeout, reasons.append)
         sender.emit(spans)
         sender.close()
         if reasons:

@@ -68,6 +68,8 @@ def test_an_unreachable_endpoint(scheme: str) -> None:
         (["--format", "otlp", "--endpoint", "ftp://x:1"], "scheme"),
         (["--format", "otlp", "--endpoint", "http://x:99999"], "bad OTLP endpoint"),
         (["--format", "har", "--endpoint", "http://x:1"], "--endpoint goes with"),
+        (["--format", "har", "--send-timeout", "5"], "--send-timeout goes with --format otlp"),
+        (["--format", "otlp-json", "--send-timeout", "5"], "--send-timeout goes with"),
         (["--format", "otlp", "--endpoint", "http://x:1", "-o", "f"], "-o goes with"),
         (["--format", "har", "--timeout", "nan"], "--timeout"),
     ],
