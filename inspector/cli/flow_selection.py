@@ -35,6 +35,8 @@ def selected_plan(
 
     numbers = set(flows)
     if filter_text is not None:
+        if not filter_text.strip():  # compiles to "everything": not what a selection means
+            raise UsageError("--filter is empty: give an expression, e.g. '~m tools/call'")
         try:
             flt = compile_filter(filter_text)
         except FilterError as exc:

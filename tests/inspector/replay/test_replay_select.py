@@ -142,6 +142,8 @@ def test_the_filter_sees_flows_as_the_viewer_does() -> None:
         (["--flow", "99"], "mcpeek: --flow: there is no flow 99"),
         (["--flow", "2"], "is not a client request"),
         (["--filter", "~q nonsense"], "mcpeek: --filter:"),
+        (["--filter", ""], "mcpeek: --filter is empty"),
+        (["--filter", "  "], "mcpeek: --filter is empty"),
         (["--filter", "~n nothing-has-this-name"], "matches no client request"),
         (["--flow", "x"], "invalid int value"),
     ],
