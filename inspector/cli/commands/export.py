@@ -89,6 +89,10 @@ class ExportCommand(Command):
         if args.output is not None and args.format == "otlp":
             raise UsageError("-o goes with --format har or otlp-json; otlp sends to --endpoint")
         refuse_overwriting(args.output, args.file, "-o")
+        if args.output is not None and not args.output.parent.is_dir():
+            # An output file is not a capture (-w makes its private directories):
+            # a missing directory is more likely a typo, refused as cp or curl -o do.
+            raise UsageError(f"cannot write {args.output}: no directory {args.output.parent}")
         try:
             if args.format == "har":
                 text, problems = self._har(args)

@@ -118,3 +118,12 @@ def test_output_onto_the_capture_read_names_the_flag_o(tmp_path: Path) -> None:
     line = one_line_error(["export", str(capture), "--format", "otlp-json", "-o", str(capture)])
     assert line.startswith(f"mcpeek: -o {capture} is the capture being read"), line
     assert capture.read_bytes() == (CAPTURES / "modern-stdio.jsonl").read_bytes()
+
+
+def test_output_into_a_missing_directory_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "nonexistent" / "x.har"
+    line = one_line_error(
+        ["export", str(CAPTURES / "modern-http-sse.jsonl"), "--format", "har", "-o", str(out)]
+    )
+    assert line == f"mcpeek: cannot write {out}: no directory {out.parent}"
+    assert not out.parent.exists()
