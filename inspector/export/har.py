@@ -22,7 +22,7 @@ import http
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from mcpeek.inspector import __version__
 from mcpeek.inspector.analysis import Analyzer
@@ -31,6 +31,10 @@ from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.records import AnyRecord, Header, Http, Msg, Record, header_bytes, wire_bytes
 from mcpeek.rules.engine import Reported, RuleEngine
+
+#: What a URL path and query keep as they are (reserved characters, and % for the
+#: escapes already there); the rest (space, <, >, ...) is percent-encoded.
+URL_SAFE = "/?#[]@!$&'()*+,;=:%~-._"
 
 
 class NotHttpCapture(Exception):
@@ -243,6 +247,10 @@ def _sse_event(data: str) -> str:
 
 
 def _url(upstream: str, path: str) -> str:
+    """The request's URL; the redaction marker a secret query value became
+    (``<redacted sha256:…>``) percent-encoded, so that the URL stays one (the
+    ``queryString`` decodes it back)."""
+    path = quote(path, safe=URL_SAFE)
     parts = urlsplit(upstream)
     if not parts.scheme or not parts.netloc:
         return f"http://mcpeek.invalid{path}"

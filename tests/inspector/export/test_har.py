@@ -109,3 +109,29 @@ def test_the_file_is_written_private(tmp_path: Path) -> None:
     validate_har(json.loads(out.read_text()))
     again = export_har(CAPTURES / "modern-http-sse.jsonl", "-o", str(out))
     assert again.returncode == 2 and "--force" in again.stderr
+
+
+def test_a_redacted_query_value_is_percent_encoded_in_the_url(tmp_path: Path) -> None:
+    from urllib.parse import urlsplit
+
+    from mcpeek.inspector.capture.writer import CaptureWriter
+    from mcpeek.inspector.records import Http
+
+    path = tmp_path / "key.jsonl"
+    with CaptureWriter(path, transport="http", target="http://127.0.0.1:9/mcp") as writer:
+        writer.write_many(
+            [
+                Http(x="x1", phase="request", method="GET", path="/mcp?api_key=s3cr3tvalue&a=b"),
+                Http(x="x1", phase="response", status=405, headers=[]),
+                Http(x="x1", phase="end", reason="complete"),
+            ]
+        )
+    done = export_har(path)
+    assert done.returncode == 0, done.stderr
+    assert "s3cr3tvalue" not in done.stdout
+    (entry,) = json.loads(done.stdout)["log"]["entries"]
+    url = entry["request"]["url"]
+    assert not set(url) & set(' <>"{}|\\^`') and url.isascii(), url
+    assert urlsplit(url).query.startswith("api_key=%3Credacted%20sha256")
+    query = {q["name"]: q["value"] for q in entry["request"]["queryString"]}
+    assert query["api_key"].startswith("<redacted sha256:") and query["a"] == "b"
