@@ -51,8 +51,14 @@ async def _serve_http(server: AssistServer, sock: socket.socket) -> None:
 
     host, port = sock.getsockname()[:2]
     app = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    # log_config=None: uvicorn installs no handlers of its own; its records go where
+    # the caller sends them (mcpeek mcp: one-line mcpeek: messages).
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE
+        app,
+        log_level="warning",
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=GRACE,
     )
     web = uvicorn.Server(config)
 

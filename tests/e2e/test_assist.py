@@ -170,8 +170,9 @@ def assert_only_the_deliberate_findings(own: Path) -> None:
 
 
 @contextmanager
-def serving_http(argv: list[str]) -> Iterator[str]:
-    """``mcpeek mcp --http`` running; yields the URL its ready line names."""
+def serving_http(argv: list[str], said: list[str] | None = None) -> Iterator[str]:
+    """``mcpeek mcp --http`` running; yields the URL its ready line names (``said``
+    gets the lines it printed on stderr after that one)."""
     process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     assert process.stderr is not None
     try:
@@ -182,7 +183,10 @@ def serving_http(argv: list[str]) -> Iterator[str]:
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 0
-        assert "Traceback" not in process.stderr.read()
+        rest = process.stderr.read()
+        assert "Traceback" not in rest
+        if said is not None:
+            said += rest.splitlines()
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
@@ -210,8 +214,10 @@ def test_every_tool_over_streamable_http_and_its_own_traffic_lints_clean(
 
 
 def test_http_refuses_a_page_from_elsewhere(tmp_path: Path) -> None:
-    """DNS rebinding: a request whose Host or Origin is not a loopback one is refused."""
-    with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0")) as url:
+    """DNS rebinding: a request whose Host or Origin is not a loopback one is refused,
+    and the SDK's warning about it is one mcpeek: line (not its multi-line Rich log)."""
+    said: list[str] = []
+    with serving_http(mcp_argv(tmp_path, "--http", "127.0.0.1:0"), said) as url:
         where = urlsplit(url)
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -237,6 +243,8 @@ def test_http_refuses_a_page_from_elsewhere(tmp_path: Path) -> None:
         ordinary, bad_host, bad_origin = statuses
         assert ordinary == 200  # the same request from the loopback page is answered
         assert bad_host in (403, 421) and bad_origin in (403, 421)
+    assert said and all(line.startswith("mcpeek: ") for line in said), said
+    assert any(line.endswith("Invalid Host header: evil.example") for line in said), said
 
 
 def test_http_listens_on_loopback_only(tmp_path: Path) -> None:

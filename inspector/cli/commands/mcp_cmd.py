@@ -16,6 +16,10 @@ import argparse
 from pathlib import Path
 
 from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.proxy.console import Console, library_logs
+
+#: The loggers of the libraries that serve ``mcpeek mcp`` (the SDK, uvicorn).
+LIBRARY_LOGGERS = ("mcp", "uvicorn", "asyncio")
 
 
 class McpCommand(Command):
@@ -83,12 +87,20 @@ class McpCommand(Command):
         server = build_server(
             Desk(Shelf(home, list(args.capture))), Rerunner(allow_run=args.allow_run)
         )
-        if listen is None:
-            serve_stdio(server)
-            return 0
+        # The SDK's and uvicorn's log records (a refused Host header, say) as mcpeek's
+        # one-line messages, not their multi-line Rich output.
+        console = Console()
         try:
-            sock = listen_socket(*listen)
-        except OSError as exc:
-            raise UsageError(f"--http {args.http}: cannot listen: {exc.strerror or exc}") from None
-        serve_http(server, sock)
-        return 0
+            with library_logs(console, LIBRARY_LOGGERS):
+                if listen is None:
+                    serve_stdio(server)
+                    return 0
+                try:
+                    sock = listen_socket(*listen)
+                except OSError as exc:
+                    why = exc.strerror or exc
+                    raise UsageError(f"--http {args.http}: cannot listen: {why}") from None
+                serve_http(server, sock)
+                return 0
+        finally:
+            console.close()
