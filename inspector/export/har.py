@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, quote, urlsplit
 from mcpeek.inspector import __version__
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.capture.reader import CaptureReader
+from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
 from mcpeek.inspector.records import AnyRecord, Header, Http, Msg, Record, header_bytes, wire_bytes
 from mcpeek.rules.engine import Reported, RuleEngine
@@ -103,6 +103,8 @@ def capture_har(path: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[dict[str,
     for reported in found:
         if reported.msgs:
             by_seq.setdefault(reported.msgs[-1], []).append(reported)
+    for exchange in exchanges.values():
+        _check_times(path, exchange)
     entries = [_entry(x, upstream, by_seq) for x in exchanges.values()]
     document = {
         "log": {
@@ -255,6 +257,22 @@ def _url(upstream: str, path: str) -> str:
     if not parts.scheme or not parts.netloc:
         return f"http://mcpeek.invalid{path}"
     return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _check_times(path: Path, exchange: _Exchange) -> None:
+    """A CaptureError (one line, as ``otlp`` says it) for a time no HAR date can hold:
+    the document would get a made-up date or an ``Infinity``, which is no JSON."""
+    records = [exchange.request, exchange.response, exchange.end, *exchange.messages]
+    for record in records:
+        if record is None:
+            continue
+        try:
+            datetime.fromtimestamp(record.t, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise CaptureError(
+                f"{path}: record {record.seq} has the time t={record.t:g} s, "
+                "which a HAR date cannot carry (years 1 to 9999)"
+            ) from None
 
 
 def _iso(t: float) -> str:

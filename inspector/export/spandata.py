@@ -9,6 +9,7 @@ capture holds.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import msgspec
@@ -76,14 +77,17 @@ def time_out_of_range(span: SpanData) -> str | None:
     if odd is None:
         return None
     return (
-        f"span {span.name!r} has the time t={odd / 1e9:g} s, which OTLP cannot carry "
+        f"span {span.name!r} has the time t={odd / 1_000_000_000:g} s, which OTLP cannot carry "
         "(nanoseconds since 1970, up to the year 2554)"
     )
 
 
 def nanos(t: float) -> int:
     """A capture time (seconds, microsecond resolution) in nanoseconds."""
-    return round(t * 1_000_000) * 1000
+    scaled = t * 1_000_000
+    if not math.isfinite(scaled):  # past 1e302 s: no microseconds, but still a number
+        return int(t) * 1_000_000_000  # (that time_out_of_range refuses)
+    return round(scaled) * 1000
 
 
 def error_of(response: Entry) -> JsonRpcError:

@@ -127,3 +127,19 @@ def test_output_into_a_missing_directory_is_refused(tmp_path: Path) -> None:
     )
     assert line == f"mcpeek: cannot write {out}: no directory {out.parent}"
     assert not out.parent.exists()
+
+
+@pytest.mark.parametrize("fmt", ["har", "otlp-json"])
+def test_times_past_any_date_are_refused_not_made_up(fmt: str, tmp_path: Path) -> None:
+    """Times near the float's limits: otlp-json used to overflow converting them to
+    nanoseconds; HAR wrote a made-up 1970 date and an 'Infinity' that is no JSON."""
+    lines = (CAPTURES / "modern-http-sse.jsonl").read_text().splitlines()
+    odd_lines = [lines[0]]
+    for number, line in enumerate(lines[1:]):
+        record = json.loads(line)
+        record["t"] = 1.7e308 if number % 2 else -1.7e308
+        odd_lines.append(json.dumps(record))
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("\n".join(odd_lines) + "\n")
+    line = one_line_error(["export", str(odd), "--format", fmt])
+    assert "cannot carry" in line and "e+308" in line, line
