@@ -7,8 +7,10 @@ an id of mcpeek's own (``"mcpeek-1"``, ``"mcpeek-2"``…, which no SDK
 generates), whatever id it was written with; its answer is consumed by mcpeek:
 recorded, never forwarded to the peer that did not ask.
 
-Only the stdio relay injects (the byte stream to either peer is one pipe);
-``deliver`` is how it writes a line to a peer and records it.
+``deliver`` is how a relay sends a line to a peer and records it: the stdio
+relay writes it on the pipe, the HTTP relay POSTs it to the server or splices
+it into an SSE stream the client has open (it raises ``HoldError`` when none
+is).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class Injector:
     def inject(self, to: str, raw: Any) -> str | None:
         """Send ``raw`` to ``to`` (``client`` or ``server``); the id given to a request."""
         if self.deliver is None:
-            raise HoldError("this proxy cannot inject (mcpeek stdio can; HTTP not yet)")
+            raise HoldError("this proxy cannot inject")
         direction = TARGETS.get(to)
         if direction is None:
             raise HoldError(f"inject to {to!r}: expected client or server")
@@ -56,7 +58,12 @@ class Injector:
         raw_text, raw_b64 = text_fields(line)
         act = Act(action="inject", dir=direction, ch="stdio", by="control", rule=None)
         act.raw, act.raw_b64 = raw_text, raw_b64
-        self.deliver(direction, line, act)
+        try:
+            self.deliver(direction, line, act)
+        except HoldError:  # nothing carried it: no answer will come
+            if given is not None:
+                del self.pending[(answer_direction, given)]
+            raise
         return given
 
     def consumes(self, direction: Direction, kind: str, message_id: Any) -> str | None:

@@ -35,7 +35,7 @@ def add_action_options(parser: argparse.ArgumentParser) -> None:
         "--control",
         action="store_true",
         help="open the control channel (CAPTURE.ctl) without holding anything: the viewer "
-        "can inject messages (stdio); --intercept opens it too",
+        "can inject messages; --intercept opens it too",
     )
     add(
         "--fault",

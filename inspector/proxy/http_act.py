@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -29,8 +29,9 @@ from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.proxy.http_body import ForwardedBody
 from mcpeek.inspector.proxy.http_headers import end_to_end
+from mcpeek.inspector.proxy.http_inject import LISTEN, HttpInjector
 from mcpeek.inspector.proxy.http_own import RECORDED, answer_itself, client_gone, own_headers
-from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json
+from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json, marking
 from mcpeek.inspector.proxy.sse import SseBlocks, message_event
 from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
 
@@ -38,9 +39,9 @@ if TYPE_CHECKING:
     from mcpeek.inspector.act.verdicts import Outcome
 
 Decide = Callable[[Direction, str, bytes], Awaitable["Outcome"]]
-Emit = Callable[[Sequence[SeqRecord]], None]
 DISCONNECTED = "disconnected"  # the end reason of an exchange a disconnect fault cut
 SENT, DROPPED, CUT = "sent", "dropped", "cut"  # what became of one message of a response
+STREAM_KIND = "mcpeek.stream-kind"  # request key: which kind of stream its response is
 
 
 class ActingHttpRelay(HttpRelay):
@@ -49,6 +50,14 @@ class ActingHttpRelay(HttpRelay):
     def __init__(self, *args: Any, decide: Decide, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.decide = decide
+        self._decoder = MessageDecoder()
+        self.injector = HttpInjector(
+            self.emit, decide, lambda: f"x{next(self._ids)}", lambda: self._session, self.origin
+        )
+
+    async def close_exchanges(self) -> None:
+        await self.injector.close()
+        await super().close_exchanges()
 
     # -- the client's POST -------------------------------------------------------------
     async def _forward(
@@ -69,6 +78,8 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             text = f"request body over the limit of {self.max_request_body} bytes"
             return await answer_itself(self.emit, request, recorder.x, 413, text, "refused")
+        self.injector.client_posted(request.raw_path, self._upstream_headers(request), body)
+        request[STREAM_KIND] = "listen" if self._decoder.decode(body).method == LISTEN else "post"
         outcome = await self.decide("c2s", recorder.x, body)
         if outcome.delay:
             await asyncio.sleep(outcome.delay)
@@ -77,7 +88,7 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             return self._cut(request, recorder.x, before)
         if outcome.answer is not None:
-            recorder.emit = _marking(recorder.emit, before, None)
+            recorder.emit = marking(recorder.emit, before, None)
             recorder.feed(body)
             recorder.finish()
             return await self._answer(request, recorder.x, outcome.answer)
@@ -85,7 +96,7 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             self.emit(before)
             return await self._swallow(request, recorder.x, body)
-        recorder.emit = _marking(recorder.emit, before, outcome.made)
+        recorder.emit = marking(recorder.emit, before, outcome.made)
         return await self._send_upstream(request, recorder, outcome.forward)
 
     async def _send_upstream(
@@ -138,7 +149,7 @@ class ActingHttpRelay(HttpRelay):
     async def _swallow(self, request: web.BaseRequest, x: str, body: bytes) -> web.StreamResponse:
         """A dropped message: a notification or response is accepted (202) as a server
         would; a request is never answered (the client's timeout is the point)."""
-        if MessageDecoder().decode(body).kind == "request":
+        if self._decoder.decode(body).kind == "request":
             request[RECORDED] = True
             await self._hold()
         response = web.Response(status=202)
@@ -171,7 +182,9 @@ class ActingHttpRelay(HttpRelay):
         content_type = upstream.headers.get("Content-Type", "")
         media = content_type.split(";", 1)[0].strip().lower()
         is_sse = media == "text/event-stream"
-        judged = (is_sse and request.method == "POST") or is_json(content_type)
+        # The legacy standalone GET stream too: mcpeek may splice its own events in.
+        stream = request.method == "POST" or _standalone_stream(request)
+        judged = (is_sse and stream) or is_json(content_type)
         if not judged or upstream.headers.get("Content-Encoding") or upstream.status >= 300:
             return await super()._relay_response(request, x, upstream)
         request[RECORDED] = True
@@ -187,6 +200,8 @@ class ActingHttpRelay(HttpRelay):
         await response.prepare(request)
         events = SseBlocks() if is_sse else None
         dropped = False  # a message of this response went nowhere: the client must wait
+        if is_sse:
+            self.injector.stream_opened(x, request, response, request.get(STREAM_KIND, "get"))
         try:
             if events is None:
                 body = await upstream.read()
@@ -207,6 +222,8 @@ class ActingHttpRelay(HttpRelay):
             if request.transport is not None:
                 request.transport.close()
             return response
+        finally:
+            self.injector.stream_closed(x)
         if dropped:  # the end of the body would tell the client; it waits instead
             await self._hold()
         self.emit([Http(x=x, phase="end", reason="complete")])
@@ -241,12 +258,14 @@ class ActingHttpRelay(HttpRelay):
             self._cut(request, x, before)
             return CUT
         sent = outcome.forward
-        if outcome.answer is not None:  # a server's request: answering it in place is stdio's
-            before, sent = [], data
+        if outcome.answer is not None:  # a server's request, answered as the client would
+            if self.injector.answer_server(outcome.answer, before):
+                return SENT
+            before, sent = [], data  # nowhere known to POST it: the client answers
         if sent is None:
             self.emit(before)
             return DROPPED
-        made = outcome.made if outcome.answer is None else None
+        made = outcome.made
         if block is None:
             await response.write(sent)
         else:
@@ -256,20 +275,10 @@ class ActingHttpRelay(HttpRelay):
         return SENT
 
 
-def _marking(emit: Emit, before: list[SeqRecord], made: str | None) -> Emit:
-    """``emit`` for a request recorder whose message mcpeek acted on: the ``act``
-    records go just before the message, which is marked ``made`` when it is mcpeek's."""
-
-    def marked(records: Sequence[SeqRecord]) -> None:
-        out: list[SeqRecord] = []
-        for record in records:
-            if type(record) is Msg:
-                out.extend(before)
-                record.made = made
-            out.append(record)
-        emit(out)
-
-    return marked
+def _standalone_stream(request: web.BaseRequest) -> bool:
+    """The legacy era's GET stream of a session (not the deprecated HTTP+SSE
+    transport's GET, whose ``endpoint`` event the plain relay rewrites)."""
+    return request.method == "GET" and "Mcp-Session-Id" in request.headers
 
 
 def _judged_request(request: web.BaseRequest) -> bool:

@@ -210,3 +210,19 @@ def store_body(record: Http, body: bytes, *, total: int | None = None) -> None:
     record.body, record.body_b64 = text_fields(body[:BODY_LIMIT])
     if (total if total is not None else len(body)) > BODY_LIMIT:
         record.truncated = True
+
+
+def marking(emit: Emit, before: list[SeqRecord], made: str | None) -> Emit:
+    """``emit`` for a request recorder whose message mcpeek acted on: the ``act``
+    records go just before the message, which is marked ``made`` when it is mcpeek's."""
+
+    def marked(records: Sequence[SeqRecord]) -> None:
+        out: list[SeqRecord] = []
+        for record in records:
+            if type(record) is Msg:
+                out.extend(before)
+                record.made = made
+            out.append(record)
+        emit(out)
+
+    return marked

@@ -14,7 +14,9 @@ Prints ONE JSON object and exits 0::
     {"era", "add": CALL, "weather": CALL}
 
 or, with ``--await-list-changed S``, ``{"era", "relisted": N | null}`` (the number
-of tools listed again after the notification, null when none came).
+of tools listed again after the notification, null when none came). Over
+HTTP in the modern era it listens (``subscriptions/listen``) while it waits:
+a 2026-07-28 server has no other stream to send a change notification on.
 
 where CALL is ``{"text", "error": [code, message] | null, "timeout": bool, "seconds"}``.
 Exits 1 when the conversation itself could not be held (the opening failed).
@@ -23,6 +25,7 @@ Exits 1 when the conversation itself could not be held (the opening failed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -80,8 +83,11 @@ async def converse(
             client.session.adopt(types.DiscoverResult.model_validate(raw))
         if await_changed is not None:  # the SDK tells; listing again is the client's job
             await client.list_tools()
-            with anyio.move_on_after(await_changed):
-                await changed.wait()
+            async with contextlib.AsyncExitStack() as stack:
+                if url is not None and era == "modern":  # change notifications need a stream
+                    await stack.enter_async_context(client.listen(tools_list_changed=True))
+                with anyio.move_on_after(await_changed):
+                    await changed.wait()
             relisted = len((await client.list_tools()).tools) if changed.is_set() else None
             return {"era": era, "relisted": relisted}
         add = await call(client, "add", {"a": 2, "b": 3}, timeout)

@@ -3,7 +3,7 @@
 Usage::
 
     python tests/peers/sdk_http_client.py --era modern|legacy|auto --url URL
-        [--no-discover] [--skip-confirm] [--answer yes|no|decline|cancel]
+        [--no-discover] [--skip-confirm] [--answer yes|no|decline|cancel] [--elicitations N]
 
 The HTTP counterpart of ``sdk_client.py``: ``mcp.Client(URL)`` (the SDK's
 ``streamable_http_client`` transport; no hand-written JSON-RPC, no hand-made HTTP)
@@ -82,7 +82,7 @@ ANSWERS: dict[str, tuple[types.ElicitResult, str]] = {
 
 
 async def converse(
-    era: str, url: str, discover: bool, confirm: bool, answer: str
+    era: str, url: str, discover: bool, confirm: bool, answer: str, asked: int = 1
 ) -> dict[str, Any]:
     mode = MODES[era]
     updates: list[tuple[float, float | None, str | None]] = []
@@ -116,10 +116,10 @@ async def converse(
             confirmed = text(
                 checked("confirm", await client.call_tool("confirm", {"question": QUESTION}))
             )
-            if confirmed != expected_confirm or len(elicitations) != 1:
+            if confirmed != expected_confirm or len(elicitations) != asked:
                 raise RuntimeError(
                     f"confirm: got {confirmed!r} after {len(elicitations)} elicitation(s), "
-                    f"expected {expected_confirm!r} after 1"
+                    f"expected {expected_confirm!r} after {asked}"
                 )
         # Leaving the block closes the transport; at 2025-11-25 the SDK sends DELETE first.
 
@@ -144,6 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         default="yes",
         help="how to answer confirm()'s question",
     )
+    parser.add_argument(
+        "--elicitations",
+        type=int,
+        default=1,
+        metavar="N",
+        help="how many questions confirm() brings to this client (0: a proxy answers them)",
+    )
     args = parser.parse_args(argv)
 
     def watchdog() -> None:
@@ -163,7 +170,12 @@ def main(argv: list[str] | None = None) -> int:
             "sdk_http_client",
             args.era,
             lambda: converse(
-                args.era, args.url, not args.no_discover, not args.skip_confirm, args.answer
+                args.era,
+                args.url,
+                not args.no_discover,
+                not args.skip_confirm,
+                args.answer,
+                args.elicitations,
             ),
             max(0.5, DEADLINE_S - (time.monotonic() - T_START)),
             f"no complete conversation {DEADLINE_S:g} s after start-up",

@@ -243,6 +243,8 @@ async def _serve(
         if actor is None
         else ActingHttpRelay(upstream, recorder.emit, guard, decide=actor.decide, **options)
     ) as relay:
+        if actor is not None and isinstance(relay, ActingHttpRelay):
+            actor.injector.deliver = relay.injector.deliver  # the control channel may inject
         runner = web.ServerRunner(relay.server())
         await runner.setup()
         site = web.TCPSite(runner, host, port)
