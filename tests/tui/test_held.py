@@ -23,6 +23,8 @@ from mcpeek.inspector.act.actor import Actor
 from mcpeek.inspector.act.control import ControlServer, control_path
 from mcpeek.inspector.act.hold import Held, Holds, Release
 from mcpeek.inspector.act.inject import Injector
+from mcpeek.inspector.act.verdicts import Outcome
+from mcpeek.inspector.proxy.http_inject import HttpInjector
 from mcpeek.inspector.records import Event, Header, Msg
 from mcpeek.tui.held import HeldScreen
 from mcpeek.tui.rows import Columns, fit, flow_row
@@ -222,3 +224,39 @@ async def test_a_flow_whose_answer_is_held_shows_held_and_a_timer(tmp_path: Path
         assert " held " in row and " s " in row  # the marker and its running timer
         held.future.set_result(Release("forward"))
         await wait_for(pilot, lambda: item.held is None)  # released: the marker goes
+
+
+async def test_an_injection_no_http_stream_can_carry_is_refused_in_the_viewer(
+    tmp_path: Path,
+) -> None:
+    """An HTTP proxy whose client has no stream open says so; the editor stays open."""
+    capture = acted_capture(tmp_path / "c.jsonl")
+    app = viewer(capture)
+    emitted: list[object] = []
+    injector = Injector()
+
+    async def undecided(direction: str, ch: str, raw: bytes) -> Outcome:
+        raise AssertionError("nothing to decide: nothing was sent")
+
+    http = HttpInjector(emitted.extend, undecided, lambda: "x1", lambda: None, "http://h")
+    injector.deliver = http.deliver
+    async with (
+        ControlServer(control_path(capture), Holds(), injector),
+        app.run_test(size=SIZE) as pilot,
+    ):
+        await wait_loaded(pilot, app)
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
+        screen = app.screen
+        assert isinstance(screen, HeldScreen)
+        await pilot.press("c")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "no stream" in screen_text(screen, "#held-error"))
+        assert "no stream to the client is open" in screen_text(screen, "#held-error")
+        assert screen.editing == "inject-client"  # still there, to send once one is open
+        await pilot.press("escape")
+        await pilot.press("s")
+        screen.query_one("#held-editor", TextArea).text = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "not POSTed" in screen_text(screen, "#held-error"))
+    assert emitted == [] and injector.pending == {}  # a refused request leaves no id behind
