@@ -8,7 +8,8 @@ long it has been held; ``f`` forwards it, ``d`` drops it, ``e`` edits it and
 ``a`` answers a held request in place (an editor that refuses invalid JSON
 and says where; ``ctrl+r`` fills in the recorded answers of earlier flows of
 the same method, one after the other; ``ctrl+s`` sends, ``escape`` gives up); ``c`` and ``s``
-write a new message to inject to the client or the server (stdio proxies).
+write a new message to inject to the client or the server (a refusal, e.g. an
+HTTP client with no stream open to carry it, shows under the editor).
 """
 
 from __future__ import annotations
