@@ -15,7 +15,6 @@ is).
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -35,7 +34,7 @@ class Injector:
 
     def __init__(self) -> None:
         self.deliver: Deliver | None = None  # set by a relay that can inject
-        self._ids = itertools.count(1)
+        self._issued = 0  # ids given to requests that went out
         self.pending: dict[tuple[Direction, str], str] = {}  # (answer dir, id) -> method
 
     def inject(self, to: str, raw: Any) -> str | None:
@@ -50,7 +49,7 @@ class Injector:
             raise HoldError("an injected message is a request or a notification (with a method)")
         given: str | None = None
         if "id" in message:  # a request: mcpeek's own id, and its answer is mcpeek's
-            given = f"{ID_PREFIX}{next(self._ids)}"
+            given = f"{ID_PREFIX}{self._issued + 1}"
             message["id"] = given
             answer_direction: Direction = "s2c" if direction == "c2s" else "c2s"
             self.pending[(answer_direction, given)] = message["method"]
@@ -60,10 +59,12 @@ class Injector:
         act.raw, act.raw_b64 = raw_text, raw_b64
         try:
             self.deliver(direction, line, act)
-        except HoldError:  # nothing carried it: no answer will come
+        except HoldError:  # nothing carried it: no answer will come, its id is free
             if given is not None:
                 del self.pending[(answer_direction, given)]
             raise
+        if given is not None:
+            self._issued += 1
         return given
 
     def consumes(self, direction: Direction, kind: str, message_id: Any) -> str | None:

@@ -21,7 +21,6 @@ injection is refused: there is no way to reach an HTTP client otherwise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -171,10 +170,17 @@ class HttpInjector:
         task.add_done_callback(self._tasks.discard)
 
     async def _to_client(self, stream: ClientStream, line: bytes, act: Act) -> None:
-        # One write of one whole event: the relay's own writes are whole events too,
-        # so the event lands between two of them.
-        with contextlib.suppress(ConnectionResetError):
+        # One write of one whole event: the relay's own writes are whole events too
+        # (aiohttp hands each to the transport before its first await), so the event
+        # lands between two of them.
+        try:
+            if stream.x not in self.streams or stream.closing():
+                raise ConnectionResetError
             await stream.response.write(message_event(line))
+        except (ConnectionResetError, RuntimeError):  # the stream ended meanwhile
+            text = f"{stream.x}: the stream to the client ended before mcpeek's message"
+            self.emit([Event(event="note", message=f"{text} could be written; not sent")])
+            return
         raw, raw_b64 = text_fields(line)
         act.ch = stream.x
         self.emit([act, Msg(dir="s2c", ch=stream.x, raw=raw, raw_b64=raw_b64, made="inject")])

@@ -143,3 +143,33 @@ def test_a_servers_elicitation_is_answered_in_place_over_http(tmp_path: Path) ->
     assert made.dir == "c2s" and b'"confirm":true' in wire_bytes(made)
     to_client = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "s2c"]
     assert not any(b"elicitation/create" in data for data in to_client)
+
+
+def test_the_http_clients_answer_to_an_injected_request_is_consumed(tmp_path: Path) -> None:
+    """A ``ping`` to the legacy SDK client on its GET stream: the client POSTs its
+    answer to the proxy, which keeps it (``202``, as a server would)."""
+    capture = tmp_path / "client-ping.jsonl"
+    with proxied(capture) as url:
+        client = peer_argv("act_client.py", "--era", "legacy", "--await-list-changed", "30")
+        with subprocess.Popen([*client, "--url", url], stdout=subprocess.PIPE) as proc:
+            inject_when_carried(capture, PING)
+            for _ in range(600):  # until the client's answer came back (an event)
+                if b'"action":"consume"' in capture.read_bytes():
+                    break
+                time.sleep(0.05)
+            assert inject(capture, "client", LIST_CHANGED)["ok"]  # lets the client finish
+            assert finish(proc)["relisted"] == 4
+    records = inspector.load(capture).records
+    (consumed,) = [r for r in records if isinstance(r, Act) and r.action == "consume"]
+    assert consumed.dir == "c2s" and json.loads(consumed.raw or "") == {
+        "jsonrpc": "2.0",
+        "id": "mcpeek-1",
+        "result": {},
+    }
+    answered = [r for r in records if isinstance(r, Http) and r.x == consumed.ch]
+    assert [(r.phase, r.status, r.by_proxy) for r in answered if r.phase == "response"] == [
+        ("response", 202, True)
+    ]
+    # The client's answer to mcpeek's ping never reached the server.
+    to_server = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "c2s"]
+    assert not any(b'"mcpeek-1"' in data and b'"result"' in data for data in to_server)
