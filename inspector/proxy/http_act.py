@@ -259,7 +259,9 @@ class ActingHttpRelay(HttpRelay):
             return CUT
         sent = outcome.forward
         if outcome.answer is not None:  # a server's request, answered as the client would
-            if self.injector.answer_server(outcome.answer, before):
+            raw, raw_b64 = text_fields(data)
+            asked = Msg(dir="s2c", ch=x, raw=raw, raw_b64=raw_b64)  # recorded, as on stdio
+            if self.injector.answer_server(outcome.answer, [*before, asked]):
                 return SENT
             before, sent = [], data  # nowhere known to POST it: the client answers
         if sent is None:

@@ -142,12 +142,14 @@ class HttpInjector:
             self._check_server_known()
             self._spawn(self.post(line, [act], "inject"))
 
-    def answer_server(self, answer: bytes, before: list[SeqRecord]) -> bool:
-        """Answer a server's request in place: the answer is POSTed as the client would
-        (``False``: no client POST told mcpeek where to)."""
+    def answer_server(self, answer: bytes, request: list[SeqRecord]) -> bool:
+        """Answer a server's request in place: ``request`` (its records: the act, the
+        message) is recorded and the answer POSTed as the client would (``False``:
+        no client POST told mcpeek where to; nothing was done)."""
         if self._client_path is None:
             return False
-        self._spawn(self.post(answer, before, "reply"))
+        self.emit(request)
+        self._spawn(self.post(answer, [], "reply"))
         return True
 
     def carrier(self) -> ClientStream | None:

@@ -141,8 +141,15 @@ def test_a_servers_elicitation_is_answered_in_place_over_http(tmp_path: Path) ->
     assert act.action == "reply" and act.dir == "s2c" and "elicitation/create" in (act.raw or "")
     (made,) = [r for r in records if isinstance(r, Msg) and r.made == "reply"]
     assert made.dir == "c2s" and b'"confirm":true' in wire_bytes(made)
-    to_client = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "s2c"]
-    assert not any(b"elicitation/create" in data for data in to_client)
+    # The server's request is recorded after the act, as on stdio, and the answer
+    # matches it (no finding blames anyone for a response to nothing).
+    asked = records[records.index(act) + 1]
+    assert isinstance(asked, Msg) and b"elicitation/create" in wire_bytes(asked)
+    assert asked.seq < made.seq
+    linted = subprocess.run(
+        mcpeek_argv("lint", str(capture)), capture_output=True, text=True, check=False
+    )
+    assert "response.unknown-id" not in linted.stdout, linted.stdout
 
 
 def test_the_http_clients_answer_to_an_injected_request_is_consumed(tmp_path: Path) -> None:
