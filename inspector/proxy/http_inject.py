@@ -8,8 +8,10 @@ that tie a POST to the client's conversation as the client last sent them
 ``Authorization``, ``Host`` as the relay sends it) and, when the client speaks
 the 2026-07-28 era (its POSTs carry ``Mcp-Method``), the request metadata
 headers that era requires (``Mcp-Method``, and ``Mcp-Name`` for the methods
-that name a tool, prompt or resource). Whatever the server answers on that
-exchange is mcpeek's: recorded as ``consume`` acts, never forwarded.
+that name a tool, prompt or resource, Base64-wrapped when not plain ASCII)
+and, in a request, the ``_meta`` envelope keys it lacks, from the client's
+last request. Whatever the server answers on that exchange is mcpeek's:
+recorded as ``consume`` acts, never forwarded.
 
 To the **client**, the message goes out as one SSE event spliced between two
 whole events of a stream the client has open: the legacy standalone GET
@@ -21,6 +23,7 @@ injection is refused: there is no way to reach an HTTP client otherwise.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -51,6 +54,7 @@ NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"
 #: Which open stream carries a message to the client, best first.
 CARRIERS = ("get", "listen", "post")
 LISTEN = "subscriptions/listen"
+BASE64_SENTINEL = "=?base64?"
 #: The 2026-07-28 ``_meta`` keys a server requires on every request.
 ENVELOPE = frozenset(
     f"io.modelcontextprotocol/{key}"
@@ -192,11 +196,11 @@ class HttpInjector:
         session = self.session()
         assert session is not None and self._client_path is not None
         x = self.new_exchange()
-        line = self._enveloped(line)
+        line = self.enveloped(line)
         for record in before:
             if type(record) is Act and record.action == "inject":
                 record.ch = x  # an injected message is on mcpeek's own exchange
-        headers = self._headers(line)
+        headers = self.post_headers(line)
         raw, raw_b64 = text_fields(line)
         request = Http(
             x=x, phase="request", method="POST", path=self._client_path, headers=[*headers.items()]
@@ -225,7 +229,7 @@ class HttpInjector:
             raise
         self.emit([Http(x=x, phase="end", reason=reason)])
 
-    def _enveloped(self, line: bytes) -> bytes:
+    def enveloped(self, line: bytes) -> bytes:
         """A 2026-07-28 request carries the client's ``_meta`` envelope (its protocol
         version, capabilities, info) in every request: the keys it lacks, the client's."""
         if not self._modern or not self._envelope:
@@ -240,7 +244,8 @@ class HttpInjector:
         params["_meta"] = {**self._envelope, **meta}
         return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
-    def _headers(self, line: bytes) -> CIMultiDict[str]:
+    def post_headers(self, line: bytes) -> CIMultiDict[str]:
+        """The headers of mcpeek's own POST of ``line`` (see the module's doc)."""
         headers = CIMultiDict(self._client_headers)
         headers["Content-Type"] = "application/json"
         headers["Accept"] = "application/json, text/event-stream"
@@ -248,8 +253,8 @@ class HttpInjector:
         if self._modern and message.method is not None and message.kind == "request":
             headers["Mcp-Method"] = message.method
             name = _param(message.params, NAMED_BY.get(message.method))
-            if name is not None and name.isascii() and name.isprintable():
-                headers["Mcp-Name"] = name
+            if name is not None:
+                headers["Mcp-Name"] = header_value(name)
         return headers
 
     async def _keep(self, x: str, data: bytes) -> None:
@@ -268,6 +273,16 @@ class HttpInjector:
 
 
 _TITLED = frozenset(name.title() for name in CONVERSATION_HEADERS)
+
+
+def header_value(text: str) -> str:
+    """``text`` as a 2026-07-28 request metadata header value: as it is when it is
+    plain visible ASCII, else ``=?base64?…?=`` of its UTF-8 (as is anything that
+    would read as that sentinel)."""
+    plain = all(" " <= c <= "~" or c == "\t" for c in text) and text == text.strip()
+    if plain and not text.startswith(BASE64_SENTINEL):
+        return text
+    return f"{BASE64_SENTINEL}{base64.b64encode(text.encode('utf-8')).decode('ascii')}?="
 
 
 def _envelope(params: msgspec.Raw | None) -> dict[str, Any]:
