@@ -65,6 +65,15 @@ def inject_when_carried(capture: Path, raw: str) -> list[str]:
     raise AssertionError(f"never carried: {refusals[-1:]}")
 
 
+def wait_recorded(capture: Path, needle: bytes) -> None:
+    """Until the capture holds ``needle`` (polled: an event, not a timer)."""
+    for _ in range(600):
+        if capture.exists() and needle in capture.read_bytes():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"never recorded: {needle!r}")
+
+
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_an_injected_list_changed_makes_the_sdk_http_client_list_tools_again(
     era: str, tmp_path: Path
@@ -73,9 +82,11 @@ def test_an_injected_list_changed_makes_the_sdk_http_client_list_tools_again(
     with proxied(capture) as url:
         client = peer_argv("act_client.py", "--era", era, "--await-list-changed", "30")
         with subprocess.Popen([*client, "--url", url], stdout=subprocess.PIPE) as proc:
-            refusals = inject_when_carried(capture, LIST_CHANGED)
+            wait_recorded(capture, b'\\"tools\\":[')  # the client listed them once
             asked = inject(capture, "server", ASK[era][0])
             assert asked == {"ok": True, "id": "mcpeek-1"}  # mcpeek's own id
+            wait_recorded(capture, b'"action":"consume"')  # before the client may go
+            refusals = inject_when_carried(capture, LIST_CHANGED)
             outcome = finish(proc)
     assert outcome["relisted"] == 4  # listed again: add, count, get_weather, confirm
     assert all("no stream to the client is open" in text for text in refusals)
@@ -84,8 +95,8 @@ def test_an_injected_list_changed_makes_the_sdk_http_client_list_tools_again(
     lists = [r for r in msgs if b'"tools/list"' in wire_bytes(r)]
     assert len(lists) == 2
     made = [r for r in records if isinstance(r, Msg) and r.made == "inject"]
-    assert [m.dir for m in made] == ["s2c", "c2s"]
-    carrier = next(r for r in records if isinstance(r, Http) and r.x == made[0].ch)
+    assert [m.dir for m in made] == ["c2s", "s2c"]
+    carrier = next(r for r in records if isinstance(r, Http) and r.x == made[1].ch)
     if era == "legacy":  # the SDK's standalone GET stream
         assert carrier.method == "GET"
     else:  # the one stream a 2026-07-28 server sends change notifications on
@@ -94,22 +105,22 @@ def test_an_injected_list_changed_makes_the_sdk_http_client_list_tools_again(
         ]
         assert b'"subscriptions/listen"' in wire_bytes(listen)
     acts = [r for r in records if isinstance(r, Act)]
-    assert [a.action for a in acts] == ["inject", "inject", "consume"]
-    consumed = acts[2]
+    assert [a.action for a in acts] == ["inject", "consume", "inject"]
+    consumed = acts[1]
     assert consumed.dir == "s2c" and '"mcpeek-1"' in (consumed.raw or "")
     result = json.loads(consumed.raw or "")["result"]  # the server took mcpeek's request
     assert result == {} if era == "legacy" else len(result["tools"]) == 4
-    assert consumed.ch == made[1].ch  # on mcpeek's own exchange
+    assert consumed.ch == made[0].ch  # on mcpeek's own exchange
     # The server's answer to mcpeek's ping went to mcpeek, never to the client.
     to_client = [wire_bytes(r) for r in records if isinstance(r, Msg) and r.dir == "s2c"]
     assert not any(b'"mcpeek-1"' in data for data in to_client)
-    (head,) = [r for r in records if isinstance(r, Http) and r.x == made[1].ch and r.method]
+    (head,) = [r for r in records if isinstance(r, Http) and r.x == made[0].ch and r.method]
     sent = {name.lower(): value for name, value in head.headers or []}
     if era == "legacy":  # the client's session, as the client last sent it
         assert "mcp-session-id" in sent and sent["mcp-protocol-version"] == "2025-11-25"
     else:  # the request metadata a 2026-07-28 POST needs
         assert sent["mcp-method"] == "tools/list" and sent["mcp-protocol-version"] == "2026-07-28"
-        assert b"io.modelcontextprotocol/clientCapabilities" in wire_bytes(made[1])  # envelope
+        assert b"io.modelcontextprotocol/clientCapabilities" in wire_bytes(made[0])  # envelope
 
 
 def test_an_injection_nothing_can_carry_is_refused_with_a_clear_error(tmp_path: Path) -> None:
