@@ -105,7 +105,9 @@ class HttpInjector:
     def client_posted(self, path: str, upstream_headers: CIMultiDict[str], body: bytes) -> None:
         """The client POSTed ``body`` to ``path`` with these headers (as sent upstream)."""
         message = self._decoder.decode(body)
-        if message.kind == "request":
+        if message.kind == "request":  # the era shows on requests (a notification
+            # POST has no Mcp-Method in either era)
+            self._modern = "Mcp-Method" in upstream_headers
             envelope = _envelope(message.params)
             if envelope:
                 self._envelope = envelope
@@ -113,7 +115,6 @@ class HttpInjector:
         self._client_headers = CIMultiDict(
             (k, v) for k, v in upstream_headers.items() if k.title() in _TITLED
         )
-        self._modern = "Mcp-Method" in upstream_headers
 
     def stream_opened(
         self, x: str, request: web.BaseRequest, response: web.StreamResponse, kind: str
