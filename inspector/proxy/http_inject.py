@@ -23,20 +23,19 @@ injection is refused: there is no way to reach an HTTP client otherwise.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
-import msgspec
 from aiohttp import web
 from multidict import CIMultiDict
 from yarl import URL
 
 from mcpeek.inspector.act.hold import HoldError
 from mcpeek.inspector.jsonrpc import MessageDecoder
+from mcpeek.inspector.proxy.http_meta import NAMED_BY, envelope, header_value, param
 from mcpeek.inspector.proxy.sse import SseBlocks, message_event
 from mcpeek.inspector.records import Act, Direction, Event, Http, Msg, SeqRecord, text_fields
 
@@ -49,17 +48,9 @@ Emit = Callable[[Sequence[SeqRecord]], None]
 #: The client's headers an injected POST carries (the rest describe the client's
 #: own body, or are set below).
 CONVERSATION_HEADERS = ("Host", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version")
-#: The 2026-07-28 methods whose ``Mcp-Name`` header mirrors a param.
-NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 #: Which open stream carries a message to the client, best first.
 CARRIERS = ("get", "listen", "post")
 LISTEN = "subscriptions/listen"
-BASE64_SENTINEL = "=?base64?"
-#: The 2026-07-28 ``_meta`` keys a server requires on every request.
-ENVELOPE = frozenset(
-    f"io.modelcontextprotocol/{key}"
-    for key in ("protocolVersion", "clientCapabilities", "clientInfo")
-)
 
 
 @dataclass
@@ -108,9 +99,9 @@ class HttpInjector:
         if message.kind == "request":  # the era shows on requests (a notification
             # POST has no Mcp-Method in either era)
             self._modern = "Mcp-Method" in upstream_headers
-            envelope = _envelope(message.params)
-            if envelope:
-                self._envelope = envelope
+            keys = envelope(message.params)
+            if keys:
+                self._envelope = keys
         self._client_path = path
         self._client_headers = CIMultiDict(
             (k, v) for k, v in upstream_headers.items() if k.title() in _TITLED
@@ -253,7 +244,7 @@ class HttpInjector:
         message = self._decoder.decode(line)
         if self._modern and message.method is not None and message.kind == "request":
             headers["Mcp-Method"] = message.method
-            name = _param(message.params, NAMED_BY.get(message.method))
+            name = param(message.params, NAMED_BY.get(message.method))
             if name is not None:
                 headers["Mcp-Name"] = header_value(name)
         return headers
@@ -274,35 +265,3 @@ class HttpInjector:
 
 
 _TITLED = frozenset(name.title() for name in CONVERSATION_HEADERS)
-
-
-def header_value(text: str) -> str:
-    """``text`` as a 2026-07-28 request metadata header value: as it is when it is
-    plain visible ASCII, else ``=?base64?…?=`` of its UTF-8 (as is anything that
-    would read as that sentinel)."""
-    plain = all(" " <= c <= "~" or c == "\t" for c in text) and text == text.strip()
-    if plain and not text.startswith(BASE64_SENTINEL):
-        return text
-    return f"{BASE64_SENTINEL}{base64.b64encode(text.encode('utf-8')).decode('ascii')}?="
-
-
-def _envelope(params: msgspec.Raw | None) -> dict[str, Any]:
-    """The ``_meta`` keys of the 2026-07-28 envelope in a request's params."""
-    try:
-        meta = msgspec.json.decode(params).get("_meta") if params is not None else None
-    except (msgspec.DecodeError, AttributeError):
-        return {}
-    if not isinstance(meta, dict):
-        return {}
-    return {k: v for k, v in meta.items() if k in ENVELOPE}
-
-
-def _param(params: msgspec.Raw | None, name: str | None) -> str | None:
-    """The string param ``name`` of a request, if it has one."""
-    if params is None or name is None:
-        return None
-    try:
-        value = msgspec.json.decode(params).get(name)
-    except (msgspec.DecodeError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None

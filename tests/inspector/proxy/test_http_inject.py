@@ -9,7 +9,8 @@ import pytest
 from multidict import CIMultiDict
 
 from mcpeek.inspector.act.verdicts import Outcome
-from mcpeek.inspector.proxy.http_inject import HttpInjector, header_value
+from mcpeek.inspector.proxy.http_inject import HttpInjector
+from mcpeek.inspector.proxy.http_meta import header_value
 from mcpeek.inspector.records import Direction
 
 ENVELOPE = {
