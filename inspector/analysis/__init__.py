@@ -5,6 +5,15 @@
 
 from mcpeek.inspector.analysis.analyzer import AnalysisListener, Analyzer, analyze
 from mcpeek.inspector.analysis.conversation import Conversation
-from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
+from mcpeek.inspector.analysis.flow import NOTIFICATION_WINDOW, Attempt, Entry, Flow
 
-__all__ = ["AnalysisListener", "Analyzer", "Attempt", "Conversation", "Entry", "Flow", "analyze"]
+__all__ = [
+    "NOTIFICATION_WINDOW",
+    "AnalysisListener",
+    "Analyzer",
+    "Attempt",
+    "Conversation",
+    "Entry",
+    "Flow",
+    "analyze",
+]

@@ -16,6 +16,11 @@ session (``Mcp-Session-Id``) is one, and modern traffic without a session is
 one per upstream origin. Messages in a request body wait until the
 exchange's response headers arrive, which say which session they belong to
 (an ``initialize`` learns its session id only then).
+
+A streaming reader that shows no flow's messages (the live checks, ``lint``)
+passes ``notification_window``: a flow then keeps its last notifications only
+(and counts them all), so a request answered by a million progress
+notifications costs no more memory than one answered by ten.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ class Analyzer:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         keep_flows: bool = False,
+        notification_window: int | None = None,
     ) -> None:
         self.listeners = list(listeners)
         self.timeout = timeout
@@ -86,6 +92,7 @@ class Analyzer:
         # Exchanges mcpeek answered itself: their response and end judge no server.
         self._proxy_answered: set[str] = set()
         self._flow_count = 0
+        self._window = notification_window  # a flow keeps its last N notifications
         self._forget: list[Flow] = []
         self._ending: list[Flow] = []  # flows ended by the message being correlated
         self._inside = False  # correlating a message: flows that end wait in _ending
@@ -215,6 +222,7 @@ class Analyzer:
     def _new_flow(self, conversation: str, sender: str, method: str | None) -> Flow:
         self._flow_count += 1
         flow = Flow(self._flow_count, conversation, sender, method)
+        flow.window = self._window
         if self.flows is not None:
             self.flows.append(flow)
         return flow

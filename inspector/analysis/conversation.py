@@ -152,7 +152,7 @@ class Conversation:
             flow = log_owner(params, self.in_flight.items(), self.tasks, owner)
         if flow is None:
             return self._alone(entry, "notification")
-        flow.notifications.append(entry)
+        flow.add_notification(entry)
         entry.flow = flow.number
         return flow
 

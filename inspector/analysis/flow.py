@@ -32,6 +32,10 @@ import msgspec
 from mcpeek.inspector.jsonrpc import Message, MessageDecoder
 from mcpeek.inspector.records import Msg, wire_bytes
 
+#: The notifications a flow keeps under a ``notification_window``: the rules read
+#: none, a flow line the last one (whether it just joined an ended flow).
+NOTIFICATION_WINDOW = 16
+
 
 class Entry(msgspec.Struct, gc=False):
     seq: int
@@ -79,8 +83,10 @@ class Flow:
         "conversation",
         "era",
         "late",
+        "made_trimmed",
         "method",
         "name",
+        "notification_count",
         "notifications",
         "number",
         "orphan",
@@ -88,6 +94,7 @@ class Flow:
         "sender",
         "status",
         "timed_out",
+        "window",
     )
 
     def __init__(self, number: int, conversation: str, sender: str, method: str | None) -> None:
@@ -98,6 +105,12 @@ class Flow:
         self.name: str | None = None
         self.attempts: list[Attempt] = []
         self.notifications: list[Entry] = []
+        self.notification_count = 0  # every notification, when ``window`` keeps the last only
+        # Keep the last ``window`` notifications only (None: all). A streaming reader
+        # that shows no flow's messages (the live checks, lint) bounds its memory over
+        # a request answered by a million progress notifications.
+        self.window: int | None = None
+        self.made_trimmed: set[str] = set()  # what mcpeek did to notifications trimmed off
         self.cancel: Entry | None = None
         self.orphan: Entry | None = None  # the lone message of an orphan/notification flow
         self.status = "pending"
@@ -109,6 +122,17 @@ class Flow:
 
     def __repr__(self) -> str:
         return f"<Flow {self.number} {self.method} {self.status} ids={self.ids}>"
+
+    def add_notification(self, entry: Entry) -> None:
+        self.notification_count += 1
+        self.notifications.append(entry)
+        if self.window is not None and len(self.notifications) > 2 * self.window:
+            # Trimmed in batches: amortised O(1) per notification.
+            cut = len(self.notifications) - self.window
+            for old in self.notifications[:cut]:
+                if old.record.made is not None:
+                    self.made_trimmed.add(old.record.made)
+            del self.notifications[:cut]
 
     @property
     def ids(self) -> list[Any]:

@@ -38,7 +38,7 @@ from typing import BinaryIO
 import msgspec
 
 from mcpeek.inspector import gctune, memtune
-from mcpeek.inspector.analysis import AnalysisListener, Analyzer
+from mcpeek.inspector.analysis import NOTIFICATION_WINDOW, AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import Analysis, run_capture
@@ -144,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
     proxy = ProxyCommands()
     threading.Thread(target=proxy.listen, args=(sys.stdin.buffer,), daemon=True).start()
     checks: Analysis = GuardedAnalyzer(
-        Analyzer(listeners),
+        Analyzer(listeners, notification_window=NOTIFICATION_WINDOW),
         "the live checks",
         "they go on, run mcpeek lint on the capture to check it again",
     )

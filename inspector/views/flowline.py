@@ -92,7 +92,8 @@ def unreadable_text(entry: Entry) -> str:
 
 def made_by_mcpeek(flow: Flow) -> str:
     """How mcpeek changed the flow's messages (``edit``, ``reply``…), or ``""``."""
-    return ", ".join(sorted({e.record.made for e in flow.entries if e.record.made is not None}))
+    made = {e.record.made for e in flow.entries if e.record.made is not None}
+    return ", ".join(sorted(made | flow.made_trimmed))
 
 
 def flow_text(flow: Flow) -> str:
@@ -118,7 +119,7 @@ def flow_text(flow: Flow) -> str:
     extras = []
     if flow.progress_count:
         extras.append(f"{flow.progress_count} progress")
-    others = len(flow.notifications) - flow.progress_count
+    others = flow.notification_count - flow.progress_count
     if others:
         extras.append(f"{others} notification{'s' if others != 1 else ''}")
     if len(flow.attempts) > 1:

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.analysis import NOTIFICATION_WINDOW, Analyzer
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
@@ -102,7 +102,9 @@ class LintCommand(Command):
             results.append(result)
             found: list[Reported] = []
             engine = RuleEngine(found.append, spec=args.spec, ignore=args.ignore)
-            analyzer = Analyzer([engine], timeout=args.timeout)
+            analyzer = Analyzer(
+                [engine], timeout=args.timeout, notification_window=NOTIFICATION_WINDOW
+            )
             reader = CaptureReader(path)
             try:
                 run_capture(reader, analyzer)
