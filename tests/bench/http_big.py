@@ -17,7 +17,8 @@ in alternating rounds (direct, bare, mcpeek, direct, ...), medians printed:
 
 For mcpeek: the peak RSS (VmHWM) of the proxy and of its live-checks worker,
 reported apart, and its capture checked (every message recorded, every
-exchange complete).
+exchange complete). ``--profile`` adds one mcpeek run per kind under cProfile
+(CPU time, not counted in the figures) and prints where its time goes.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from http_relay import (
     Helper,
     Mcpeek,
     check_capture,
+    print_profile,
     request_body,
     say,
 )
@@ -84,11 +86,19 @@ async def exchange(origin: str, kind: str, size: int, n: int, sampler: Mcpeek | 
     return seconds
 
 
-def one_run(upstream: Helper, side: str, kind: str, size: int, n: int, workdir: Path) -> dict:
+def one_run(
+    upstream: Helper,
+    side: str,
+    kind: str,
+    size: int,
+    n: int,
+    workdir: Path,
+    profile: Path | None = None,
+) -> dict:
     label = f"{kind}-{side}-{time.monotonic_ns()}"
     mcpeek = bare = None
     if side == "mcpeek":
-        mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, [])
+        mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, [], profile)
         origin = f"http://127.0.0.1:{mcpeek.port}"
     elif side == "bare":
         bare = Helper([PYTHON, str(BARE_PROXY), upstream.origin])
@@ -122,6 +132,11 @@ def main() -> int:
     parser.add_argument("--kinds", default="json,sse,stream")
     parser.add_argument("--sides", default="direct,bare,mcpeek")
     parser.add_argument("--quick", action="store_true", help="1 round, a 100k-event stream")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also one mcpeek run per kind under cProfile (not counted), its top functions",
+    )
     args = parser.parse_args()
     size = int(args.size * (1 << 20))
     n = 100_000 if args.quick else args.stream
@@ -147,6 +162,10 @@ def main() -> int:
                                 f"{out['rss_path']}; {out['capture']}"
                             )
                         say(f"  {kind} round {r + 1} {side:<6} {out['seconds']:7.3f} s{extra}")
+                if args.profile:
+                    prof = Path(tmp) / f"{kind}.prof"
+                    out = one_run(upstream, "mcpeek", kind, size, n, Path(tmp), prof)
+                    print_profile(prof, f"{kind} ({out['seconds']:.3f} s under the profiler)")
     finally:
         upstream.stop()
     say("\nsummary (medians)")

@@ -80,3 +80,20 @@ def test_a_header_name_is_judged_once_per_recording(monkeypatch) -> None:  # typ
             ("authorization", redact.marker("Bearer t")),
         ]
     assert sorted(judged) == ["authorization", "content-type"]
+
+
+def test_a_big_message_selects_patterns_by_its_windows_only() -> None:
+    # A literal ("AKIA", "xox") far from any run of token characters selects no
+    # pattern; a secret in a window of the same message is still found.
+    detector = SecretDetector()
+    ran: list[str] = []
+    detector._patterns = [_Spy(p, ran) for p in detector._patterns]  # type: ignore[misc]
+    filler = "AKIA xox ghp " * 20_000 + " " * 100  # beyond the windows' context
+    blob = '{"jsonrpc":"2.0","id":1,"result":{"text":"' + filler + '","id":"'
+    plain = blob + '01234567890123456789"}}'
+    assert detector.spans(plain) == []
+    assert ran == []
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    secret = blob + token + '"}}'
+    assert detector.spans(secret) == [(len(blob), len(blob) + len(token))]
+    assert ran and all("ghp" in pattern or "gh" in pattern for pattern in ran)
