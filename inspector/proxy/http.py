@@ -277,9 +277,12 @@ class HttpRelay:
         await response.prepare(request)
         recorder = ResponseRecorder(self.emit, x, is_sse, is_json(content_type), encoding)
         reason = "complete"
+        ended = False  # the client's response ended before its last chunk was recorded
         try:
             async for chunk in upstream.content.iter_any():
                 await response.write(sse_rewrite(chunk) if sse_rewrite else chunk)  # forward ...
+                if upstream.content.at_eof():  # the body's clean end came with this chunk
+                    ended = await _end(response)  # the client's end goes before recording
                 recorder.feed(chunk)  # ... then observe what the upstream sent
         except (
             aiohttp.ClientPayloadError,
@@ -298,10 +301,11 @@ class HttpRelay:
                 request.transport.close()
         except ConnectionResetError:
             reason = "client-closed"
+        if reason == "complete" and not ended:
+            await _end(response)
+        # Recorded after the client has it all: a 16 MB body or event is redacted and
+        # written while the client reads, not before it sees the end.
         recorder.finish(reason)
-        if reason == "complete":
-            with contextlib.suppress(ConnectionResetError):
-                await response.write_eof()
         return response
 
     # -- what the listener reports -----------------------------------------------------
@@ -320,3 +324,10 @@ class HttpRelay:
                 )
             ]
         )
+
+
+async def _end(response: web.StreamResponse) -> bool:
+    """End the client's response (its last chunk, for a chunked one)."""
+    with contextlib.suppress(ConnectionResetError):
+        await response.write_eof()
+    return True
