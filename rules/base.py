@@ -43,6 +43,14 @@ class Finding(msgspec.Struct):
     severity: Severity | None = None  # only when a rule downgrades itself (e.g. a 2025-03-26 batch)
 
 
+class LateFinding(Finding, kw_only=True):
+    """A finding on a message judged after that message's own hook had run (an HTTP
+    rule keeps a client's message until its exchange's response head arrives): the
+    engine reports it with ``about``'s message, flow and conversation."""
+
+    about: MessageContext
+
+
 Findings = Iterable[Finding] | None
 
 
@@ -123,6 +131,11 @@ class Rule:
 
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         """The connection ended."""
+        return None
+
+    def on_proxy_answered(self, exchange: str) -> Findings:
+        """mcpeek answered HTTP exchange ``exchange`` itself (a 502, a 413…): no server
+        will, and the rule sees neither that response nor the exchange's end."""
         return None
 
 

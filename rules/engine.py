@@ -31,9 +31,9 @@ from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flo
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Http, Msg, Record
 from mcpeek.rules.acted import ActedMessages
-from mcpeek.rules.base import Finding, Rule, catalog, listed_era
+from mcpeek.rules.base import Finding, LateFinding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo, is_batch
-from mcpeek.rules.dispatch import ANY_ERA, Dispatch
+from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
 from mcpeek.rules.reported import (
@@ -88,6 +88,7 @@ class RuleEngine(AnalysisListener):
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
         self._acted = ActedMessages()  # what mcpeek made or acted on (--fault, -s)
+        self._proxy_rules = [r for r in self.rules if overrides(r, "on_proxy_answered")]
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -180,6 +181,10 @@ class RuleEngine(AnalysisListener):
             self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
         self._held.drop(conversation)  # the server never showed it is modern
 
+    def on_proxy_answered(self, exchange: str) -> None:
+        for rule in self._proxy_rules:
+            self._run(rule, rule.on_proxy_answered, (exchange,), None, [], fallback=0)
+
     # -- running one hook -------------------------------------------------------------
     def _run(
         self,
@@ -196,9 +201,20 @@ class RuleEngine(AnalysisListener):
             if findings is None:
                 return
             for finding in findings:
-                self._emit(rule, finding, conversation, entries)
+                if type(finding) is LateFinding:
+                    self._emit_late(rule, finding)
+                else:
+                    self._emit(rule, finding, conversation, entries)
         except Exception as exc:  # a rule bug must not stop the others, nor the traffic
             self._crashed(rule, exc, conversation, fallback)
+
+    def _emit_late(self, rule: Rule, late: LateFinding) -> None:
+        """A finding on a message judged after its own hook: reported as if then."""
+        about = late.about
+        current, self._current_flow = self._current_flow, about.flow
+        plain = Finding(msgs=late.msgs, message=late.message, severity=late.severity)
+        self._emit(rule, plain, about.conversation, [about.entry])
+        self._current_flow = current
 
     def _crashed(
         self, rule: Rule, exc: Exception, conversation: Conversation | None, seq: int

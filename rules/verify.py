@@ -64,6 +64,11 @@ class VerifiedRuleEngine(RuleEngine):
         super().on_conversation_end(conversation)
         self._compare("the end of the conversation", conversation)
 
+    def on_proxy_answered(self, exchange: str) -> None:
+        self._twin.on_proxy_answered(exchange)
+        super().on_proxy_answered(exchange)
+        self._compare(f"mcpeek's answer to exchange {exchange}", None)
+
     def _compare(self, where: str, conversation: Conversation | None) -> None:
         got = [_key(v) for v in self._with_gate]
         expected = [_key(v) for v in self._without_gate]

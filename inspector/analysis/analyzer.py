@@ -13,9 +13,11 @@ reached a final status; a late answer can end it again, with ``flow.late``),
 
 Conversations: a stdio capture is one conversation. On HTTP, a legacy
 session (``Mcp-Session-Id``) is one, and modern traffic without a session is
-one per upstream origin. Messages in a request body wait until the
-exchange's response headers arrive, which say which session they belong to
-(an ``initialize`` learns its session id only then).
+one per upstream origin. A client's message is in its conversation as soon as
+it is recorded (a request naming its ``Mcp-Session-Id`` in that session's,
+otherwise the origin's), so a call the server holds is in flight at once.
+Only a message that may be an ``initialize`` without a session waits in its
+exchange for the response headers, which may name its new session.
 
 A streaming reader that shows no flow's messages (the live checks, ``lint``)
 passes ``notification_window``: a flow then keeps its last notifications only
@@ -60,6 +62,11 @@ class AnalysisListener:
 
     def on_conversation_end(self, conversation: Conversation) -> None:
         """The connection ended; its open flows were ended first."""
+
+    def on_proxy_answered(self, exchange: str) -> None:
+        """mcpeek answered HTTP exchange ``exchange`` itself, after its messages were
+        correlated (for a listener that does not see proxy answers: it learns no more
+        of that exchange)."""
 
 
 class _Exchange:
@@ -128,6 +135,10 @@ class Analyzer:
                     listener.on_record(record, None)
             if isinstance(record, Http):
                 self._http(record)
+                if record.by_proxy:
+                    for listener in self.listeners:
+                        if not listener.sees_proxy_answers:
+                            listener.on_proxy_answered(record.x)
 
     def _answered_by_proxy(self, record: SeqRecord) -> bool:
         """Whether ``record`` is the response (or the end) of an exchange mcpeek
@@ -147,8 +158,12 @@ class Analyzer:
         exchange) for the response headers that say which session it is in."""
         exchange = self._exchanges.get(record.ch)
         if exchange is not None and exchange.conversation is None and record.dir == "c2s":
-            exchange.pending.append(record)
-            return None
+            if exchange.pending or (exchange.session is None and _may_initialize(record)):
+                exchange.pending.append(record)
+                return None
+            # Only an initialize can be answered with a new session: any other message
+            # is in its conversation now, so that a call the server holds is in flight.
+            exchange.conversation = self._conversation(exchange.session or ORIGIN)
         if self.transport != "http":
             return self._stdio or self._conversation("stdio")
         if exchange is not None and exchange.conversation is not None:
@@ -301,6 +316,12 @@ class Analyzer:
             for listener in self.listeners:
                 listener.on_record(record, conversation)
             self._message(record, conversation)
+
+
+def _may_initialize(record: Msg) -> bool:
+    """Whether a client's message may be an ``initialize`` (whose response head may name
+    a new session). A cheap look at the bytes: a false yes only waits for that head."""
+    return record.raw is None or '"initialize"' in record.raw
 
 
 def _priming(record: Msg) -> bool:

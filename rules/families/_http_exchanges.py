@@ -3,11 +3,22 @@
 An *exchange* is one HTTP request and its response. The capture records it
 as ``http`` records (``request``, ``response``, ``end``; headers in order)
 with an exchange id ``x``, and the JSON-RPC messages it carried as ``msg``
-records whose ``ch`` is that id. The Analyzer holds a POST body back until
-the response headers arrive, so when a rule sees the client's message it
-already knows the status and the response headers. :class:`HttpRule` keeps
-an :class:`Exchange` from its ``request`` to its ``end`` (at most
-:data:`MAX_EXCHANGES` open) and hands it to the hooks a rule overrides.
+records whose ``ch`` is that id. :class:`HttpRule` keeps an :class:`Exchange`
+from its ``request`` to its ``end`` (at most :data:`MAX_EXCHANGES` open) and
+hands it to the hooks a rule overrides.
+
+Timing. The Analyzer correlates a client's message as soon as it is recorded
+(so that a call the server holds is in flight), usually before its
+exchange's response head, which says the status and headers most rules
+check. :meth:`HttpRule.on_message` therefore keeps a client message that
+comes before the head with its exchange, and :meth:`HttpRule.heard` (the
+shared bookkeeping, then :meth:`HttpRule.judge`) sees it when the head
+arrives: every rule judges a message knowing its response head, whatever the
+server's timing. If no head ever comes (the client gave up, mcpeek answered
+itself, the capture ended), the message is judged with no status: the rules
+about what the client sent still find, those about the answer find nothing.
+Such findings reach the engine as :class:`~mcpeek.rules.base.LateFinding`,
+reported on the kept message, its flow and its conversation.
 
 Era gating. The engine gates a rule's hooks on the conversation's era, but an
 ``http`` record reaches ``on_record`` with no conversation (its session is
@@ -31,11 +42,22 @@ bounded memories are refreshed only when they change.
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar, TypeVar
+
+import msgspec
 
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.records import Http, Msg, Record
-from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC, Era, Finding, Findings, Rule
+from mcpeek.rules.base import (
+    LEGACY_SPEC,
+    MODERN_SPEC,
+    Era,
+    Finding,
+    Findings,
+    LateFinding,
+    Rule,
+)
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._messages import shown
@@ -114,6 +136,7 @@ class Exchange:
         "s2c",
         "seq",
         "status",
+        "waiting",
         "with_body",
         "x",
     )
@@ -136,6 +159,8 @@ class Exchange:
         self.conversation: str | None = None
         self.era: str | None = None
         self.judged = False
+        #: the client's messages that came before the response head, to judge then
+        self.waiting: list[MessageContext] = []
 
     def respond(self, record: Http) -> None:
         """The response's status and headers arrived."""
@@ -178,6 +203,14 @@ def _has_body(record: Http) -> bool:
     return bool(record.body) or bool(record.body_b64)
 
 
+def _kept(ctx: MessageContext) -> MessageContext:
+    """``ctx`` to judge later: a copy (the engine shares ``ctx`` with the other rules),
+    with a copy of its entry, whose bytes a flow that ends meanwhile forgets."""
+    later = copy.copy(ctx)
+    later.entry = msgspec.structs.replace(ctx.entry)
+    return later
+
+
 class HttpRule(Rule):
     """Base of the Streamable HTTP rules: follows the exchanges, gates on ``catalog_era``."""
 
@@ -205,21 +238,62 @@ class HttpRule(Rule):
             exchange.with_body = exchange.with_body or _has_body(record)
             if record.phase == "response":
                 exchange.respond(record)
-                return self.on_http_response(exchange)
+                found = self.on_http_response(exchange)
+                return self._judge_waiting(exchange, found) if exchange.waiting else found
             if record.phase == "end":
                 del self.exchanges[record.x]
-                return self.on_http_end(exchange)
+                # no response head came (the client gave up): judged with no status
+                late = self._judge_waiting(exchange, None) if exchange.waiting else None
+                found = self.on_http_end(exchange)
+                return late if not found else [*(late or ()), *found]
         elif isinstance(record, Msg) and record.dir == "s2c" and record.ch != "stdio":
             # Only rules whose ``record_types`` include Msg get here (notification-status).
-            found = self.exchanges.get(record.ch)
-            if found is not None:
-                found.s2c += 1
+            carrier = self.exchanges.get(record.ch)
+            if carrier is not None:
+                carrier.s2c += 1
         return None
 
     def on_message(self, ctx: MessageContext) -> Findings:
         exchange = self.exchanges.get(ctx.entry.ch)
         if exchange is None:
             return None
+        if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
+            # Judged when the response head arrives (what most rules check is in it).
+            exchange.waiting.append(_kept(ctx))
+            return None
+        return self.heard(ctx, exchange)
+
+    def on_proxy_answered(self, exchange: str) -> Findings:
+        # mcpeek answered (no server did): judged with no status, like a client that gave up
+        closed = self.exchanges.pop(exchange, None)
+        return self._judge_waiting(closed, None) if closed and closed.waiting else None
+
+    def on_conversation_end(self, conversation: Conversation) -> Findings:
+        # The capture ended before these exchanges' response heads: judged with no status.
+        late: list[Finding] = []
+        for exchange in self.exchanges.values():
+            if any(ctx.conversation is conversation for ctx in exchange.waiting):
+                late.extend(self._judge_waiting(exchange, None, conversation))
+        return late or None
+
+    def _judge_waiting(
+        self, exchange: Exchange, found: Findings, conversation: Conversation | None = None
+    ) -> list[Finding]:
+        """The messages that waited for ``exchange``'s response head (only those of
+        ``conversation`` if given), judged now, after ``found``."""
+        out = list(found or ())
+        now, exchange.waiting = exchange.waiting, []
+        if conversation is not None:
+            exchange.waiting = [c for c in now if c.conversation is not conversation]
+            now = [c for c in now if c.conversation is conversation]
+        for ctx in now:
+            for finding in self.heard(ctx, exchange) or ():
+                out.append(LateFinding(finding.msgs, finding.message, finding.severity, about=ctx))
+        return out
+
+    def heard(self, ctx: MessageContext, exchange: Exchange) -> Findings:
+        """A message of ``exchange``, once its response head is known (or known never to
+        come): the bookkeeping every HTTP rule shares, then :meth:`judge`."""
         refresh(self.eras, ctx.conversation.key, ctx.era)
         if ctx.entry.dir == "c2s":
             exchange.conversation = ctx.conversation.key

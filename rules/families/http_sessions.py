@@ -104,12 +104,11 @@ class HttpSessionMissing(HttpRule):
         super().__init__()
         self._sessions: Lru[str, int] = Lru(64)  # session id → seq of its initialize result
 
-    def on_message(self, ctx: MessageContext) -> Findings:
+    def heard(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         # Gated here rather than on the message's era: after a dual-era client's rejected
         # server/discover probe, the origin conversation (where a request that forgot its
         # session lands) still reads as modern while the session itself is legacy.
-        exchange = self.exchanges.get(ctx.entry.ch)
-        if exchange is None or ctx.version == "2024-11-05":
+        if ctx.version == "2024-11-05":
             return None
         if ctx.entry.dir == "s2c":
             session = exchange.resp_headers.get("mcp-session-id")

@@ -41,13 +41,7 @@ def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -
             await ctx.report_progress(i, n, f"step {i}/{n}")
         return f"counted {n}"
 
-    @server.tool()
-    async def get_weather(city: str) -> str:
-        """Return a (fake) weather report for a city."""
-        _log("get_weather")
-        while hold_weather is not None and not hold_weather.exists():
-            await anyio.sleep(HOLD_POLL_S)
-        return f"Sunny in {city}"
+    add_weather(server, hold_weather)
 
     @server.prompt()
     def greet(name: str) -> str:
@@ -58,3 +52,16 @@ def add_common(server: MCPServer, name: str, hold_weather: Path | None = None) -
     def hello() -> str:
         """A tiny static resource."""
         return f"hello from {name}"
+
+
+def add_weather(server: MCPServer, hold_weather: Path | None = None) -> None:
+    """Register get_weather ("Sunny in <city>"); with ``hold_weather``, held until
+    that file exists (a server may swap a plain one for a held one by name)."""
+
+    @server.tool()
+    async def get_weather(city: str) -> str:
+        """Return a (fake) weather report for a city."""
+        _log("get_weather")
+        while hold_weather is not None and not hold_weather.exists():
+            await anyio.sleep(HOLD_POLL_S)
+        return f"Sunny in {city}"

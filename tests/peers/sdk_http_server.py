@@ -15,7 +15,8 @@ Offered (same as ``sdk_server.py`` plus one multi-round-trip tool):
 
 * tool ``add(a: int, b: int) -> int``  (structured output ``{"result": a+b}``)
 * tool ``count(n: int) -> str``         (reports progress n times, returns "counted n")
-* tool ``get_weather(city: str) -> str`` ("Sunny in <city>")
+* tool ``get_weather(city: str) -> str`` ("Sunny in <city>"); with
+  ``--hold-weather FILE`` it answers only once FILE exists (a hung call on cue)
 * tool ``confirm(question: str) -> str`` asks the client a yes/no question through
   the SDK's resolver API (``Resolve`` + ``Elicit``).  At 2026-07-28 that is a
   multi round-trip (MRTR): the first ``tools/call`` returns an
@@ -30,7 +31,8 @@ Offered (same as ``sdk_server.py`` plus one multi-round-trip tool):
 
 Options: ``--port PORT`` (0 = pick a free port; the line below shows the real one),
 ``--host`` (default 127.0.0.1), ``--path`` (default /mcp), ``--json-response``
-(answer POSTs with ``application/json`` instead of ``text/event-stream``).
+(answer POSTs with ``application/json`` instead of ``text/event-stream``: the
+response head then comes only once the call is done), ``--hold-weather FILE``.
 
 DNS-rebinding protection is the SDK's default for a loopback ``--host``: Host must
 be ``127.0.0.1:<any port>``, ``localhost:<any port>`` or ``[::1]:<any port>``
@@ -53,10 +55,11 @@ import asyncio
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import uvicorn
-from common_tools import add_common
+from common_tools import add_common, add_weather
 from mcp.server.mcpserver import (
     AcceptedElicitation,
     Elicit,
@@ -162,7 +165,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="answer POSTs with application/json instead of an SSE stream",
     )
+    parser.add_argument(
+        "--hold-weather", type=Path, metavar="FILE", help="get_weather waits for FILE to exist"
+    )
     args = parser.parse_args(argv)
+    if args.hold_weather is not None:
+        server.remove_tool("get_weather")
+        add_weather(server, args.hold_weather)
     if not args.path.startswith("/"):
         parser.error("--path must start with '/'")
     asyncio.run(serve(args.host, args.port, args.path, args.json_response))
