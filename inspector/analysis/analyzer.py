@@ -5,11 +5,7 @@ it capture records with :meth:`Analyzer.feed`; it decodes each ``msg``,
 routes it to its :class:`Conversation`, correlates it, and tells its
 listeners. It does no I/O and never raises on what the records contain.
 
-Listeners subclass :class:`AnalysisListener` and override what they need:
-``on_message`` (every message, with its flow), ``on_flow_end`` (a flow
-reached a final status; a late answer can end it again, with ``flow.late``),
-``on_record`` (every record, for the HTTP and process events) and
-``on_conversation_end``.
+Listeners: :mod:`mcpeek.inspector.analysis.listener`.
 
 Conversations: a stdio capture is one conversation. On HTTP, a legacy
 session (``Mcp-Session-Id``) is one, and modern traffic without a session is
@@ -33,6 +29,8 @@ import msgspec
 
 from mcpeek.inspector.analysis.conversation import Conversation
 from mcpeek.inspector.analysis.flow import Entry, Flow
+from mcpeek.inspector.analysis.http_exchange import HttpExchange, may_initialize, session_of
+from mcpeek.inspector.analysis.listener import AnalysisListener
 from mcpeek.inspector.analysis.peek import UNSET, PeekEnvelope, Peeker
 from mcpeek.inspector.jsonrpc import MessageDecoder, classify
 from mcpeek.inspector.records import AnyRecord, Header, Http, Msg, Record, SeqRecord, wire_bytes
@@ -41,41 +39,6 @@ DEFAULT_TIMEOUT = 60.0
 DROPPED = Msg(dir="c2s", ch="", raw="")  # stands in for the bytes of a forgotten message
 EXPIRY_CHECK = 0.5  # seconds of capture time between looks for overdue requests
 ORIGIN = "http:origin"
-
-
-class AnalysisListener:
-    #: Whether :meth:`on_record` also gets the answers mcpeek gave itself (its 502
-    #: for an unreachable upstream): a view shows them, the rules judge no server by them.
-    sees_proxy_answers = False
-
-    def on_record(self, record: Record, conversation: Conversation | None) -> None:
-        """Every record, before its message (if any) is correlated."""
-
-    def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
-        """A message, now part of ``flow``."""
-
-    def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
-        """``flow`` reached a final status. For a message that ends a flow (its
-        response, its cancellation), this comes after that message's ``on_message``.
-        Without ``keep_flows``, the bytes of the flow's messages are dropped after
-        this call (ids and correlation facts stay)."""
-
-    def on_conversation_end(self, conversation: Conversation) -> None:
-        """The connection ended; its open flows were ended first."""
-
-    def on_proxy_answered(self, exchange: str) -> None:
-        """mcpeek answered HTTP exchange ``exchange`` itself, after its messages were
-        correlated (for a listener that does not see proxy answers: it learns no more
-        of that exchange)."""
-
-
-class _Exchange:
-    __slots__ = ("conversation", "pending", "session")
-
-    def __init__(self, session: str | None) -> None:
-        self.session = session
-        self.conversation: Conversation | None = None
-        self.pending: list[Msg] = []
 
 
 class Analyzer:
@@ -95,7 +58,7 @@ class Analyzer:
         self.flows: list[Flow] | None = [] if keep_flows else None
         self._decoder = MessageDecoder()
         self._peeker = Peeker()
-        self._exchanges: dict[str, _Exchange] = {}
+        self._exchanges: dict[str, HttpExchange] = {}
         # Exchanges mcpeek answered itself: their response and end judge no server.
         self._proxy_answered: set[str] = set()
         self._flow_count = 0
@@ -158,7 +121,7 @@ class Analyzer:
         exchange) for the response headers that say which session it is in."""
         exchange = self._exchanges.get(record.ch)
         if exchange is not None and exchange.conversation is None and record.dir == "c2s":
-            if exchange.pending or (exchange.session is None and _may_initialize(record)):
+            if exchange.pending or (exchange.session is None and may_initialize(record)):
                 exchange.pending.append(record)
                 return None
             # Only an initialize can be answered with a new session: any other message
@@ -289,13 +252,13 @@ class Analyzer:
 
     def _http(self, record: Http) -> None:
         if record.phase == "request":
-            self._exchanges[record.x] = _Exchange(_session(record.headers))
+            self._exchanges[record.x] = HttpExchange(session_of(record.headers))
             return
         exchange = self._exchanges.get(record.x)
         if exchange is None:
             return
         if record.phase == "response":
-            session = exchange.session or _session(record.headers)
+            session = exchange.session or session_of(record.headers)
             self._release(exchange, self._conversation(session or ORIGIN))
             if record.by_proxy and exchange.conversation is not None:
                 exchange.conversation.end_unjudged(record.x, "by-proxy")
@@ -307,7 +270,7 @@ class Analyzer:
             conversation.end_channel(record.x, client_closed=record.reason == "client-closed")
             del self._exchanges[record.x]
 
-    def _release(self, exchange: _Exchange, conversation: Conversation) -> None:
+    def _release(self, exchange: HttpExchange, conversation: Conversation) -> None:
         if exchange.conversation is not None:
             return
         exchange.conversation = conversation
@@ -318,23 +281,10 @@ class Analyzer:
             self._message(record, conversation)
 
 
-def _may_initialize(record: Msg) -> bool:
-    """Whether a client's message may be an ``initialize`` (whose response head may name
-    a new session). A cheap look at the bytes: a false yes only waits for that head."""
-    return record.raw is None or '"initialize"' in record.raw
-
-
 def _priming(record: Msg) -> bool:
     """An SSE event with an empty ``data`` (a server primes a stream with one, so that
     the client holds an event id to resume from): a transport event, no message."""
     return record.raw == "" and record.dir == "s2c" and record.ch != "stdio"
-
-
-def _session(headers: list[tuple[str, str]] | None) -> str | None:
-    for name, value in headers or ():
-        if name.lower() == "mcp-session-id":
-            return f"http:session:{value}"
-    return None
 
 
 def analyze(

@@ -5,7 +5,8 @@ as ``http`` records (``request``, ``response``, ``end``; headers in order)
 with an exchange id ``x``, and the JSON-RPC messages it carried as ``msg``
 records whose ``ch`` is that id. :class:`HttpRule` keeps an :class:`Exchange`
 from its ``request`` to its ``end`` (at most :data:`MAX_EXCHANGES` open) and
-hands it to the hooks a rule overrides.
+hands it to the hooks a rule overrides (the exchange itself, and the constants
+the rules share, are in :mod:`~mcpeek.rules.families._http_exchange_state`).
 
 Timing. The Analyzer correlates a client's message as soon as it is recorded
 (so that a call the server holds is in flight), usually before its
@@ -49,43 +50,16 @@ import msgspec
 
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.records import Http, Msg, Record
-from mcpeek.rules.base import (
-    LEGACY_SPEC,
-    MODERN_SPEC,
-    Era,
-    Finding,
-    Findings,
-    LateFinding,
-    Rule,
-)
+from mcpeek.rules.base import Era, Finding, Findings, LateFinding, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange
 from mcpeek.rules.families._messages import shown
 
-STREAMABLE = f"{MODERN_SPEC}/basic/transports/streamable-http"
-LEGACY_TRANSPORTS = f"{LEGACY_SPEC}/basic/transports"
 MAX_EXCHANGES = 1024
-MCP = "io.modelcontextprotocol/"
-JSON = "application/json"
-SSE = "text/event-stream"
-ORIGIN = "http:origin"
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-
-def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
-    """Headers by lower-cased name; repeated fields joined with ``", "`` (RFC 9110)."""
-    out: dict[str, str] = {}
-    for name, value in pairs or ():
-        key = name if name.islower() else name.lower()  # recorded names are lower-case
-        out[key] = f"{out[key]}, {value}" if key in out else value
-    return out
-
-
-def media_type(value: str) -> str:
-    """``text/event-stream`` of ``Text/Event-Stream; charset=utf-8``."""
-    return value.split(";", 1)[0].strip().lower()
 
 
 def described(name: str, value: str | None, limit: int) -> str:
@@ -115,88 +89,6 @@ def refresh(memory: Lru[K, V], key: K, value: V) -> None:
     if memory and next(reversed(memory)) == key and memory[key] == value:
         return
     memory.put(key, value)
-
-
-class Exchange:
-    """What a rule remembers of one HTTP exchange while it is open."""
-
-    __slots__ = (
-        "_headers",
-        "_request_pairs",
-        "_resp_headers",
-        "_response_pairs",
-        "c2s",
-        "conversation",
-        "era",
-        "has_request",
-        "judged",
-        "method",
-        "path",
-        "resp_seq",
-        "s2c",
-        "seq",
-        "status",
-        "waiting",
-        "with_body",
-        "x",
-    )
-
-    def __init__(self, record: Http) -> None:
-        self.x = record.x
-        self.seq = record.seq
-        self.method = (record.method or "").upper()
-        self.path = record.path
-        self._request_pairs = record.headers
-        self._headers: dict[str, str] | None = None
-        self._response_pairs: list[tuple[str, str]] | None = None
-        self._resp_headers: dict[str, str] | None = None
-        self.resp_seq: int | None = None
-        self.status: int | None = None
-        self.with_body = False  # a non-JSON-RPC body was recorded
-        self.s2c = 0  # JSON-RPC messages the server sent on this exchange
-        self.c2s: list[int] = []  # client notifications/responses (seq), for the status rule
-        self.has_request = False
-        self.conversation: str | None = None
-        self.era: str | None = None
-        self.judged = False
-        #: the client's messages that came before the response head, to judge then
-        self.waiting: list[MessageContext] = []
-
-    def respond(self, record: Http) -> None:
-        """The response's status and headers arrived."""
-        self.resp_seq = record.seq
-        self.status = record.status
-        self._response_pairs = record.headers
-        self._resp_headers = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The request headers by lower-cased name (parsed on first use)."""
-        if self._headers is None:
-            self._headers = header_map(self._request_pairs)
-        return self._headers
-
-    @property
-    def resp_headers(self) -> dict[str, str]:
-        """The response headers by lower-cased name (``{}`` before the response)."""
-        if self._resp_headers is None:
-            self._resp_headers = header_map(self._response_pairs)
-        return self._resp_headers
-
-    @property
-    def session_key(self) -> str:
-        """The conversation key the Analyzer gives this exchange."""
-        session = self.headers.get("mcp-session-id") or self.resp_headers.get("mcp-session-id")
-        return f"http:session:{session}" if session is not None else ORIGIN
-
-    @property
-    def content_type(self) -> str | None:
-        value = self.resp_headers.get("content-type")
-        return media_type(value) if value is not None else None
-
-    @property
-    def success(self) -> bool:
-        return self.status is not None and 200 <= self.status < 300
 
 
 def _has_body(record: Http) -> bool:

@@ -20,15 +20,17 @@ from __future__ import annotations
 from mcpeek.rules.base import Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
-from mcpeek.rules.families._http_exchanges import (
+from mcpeek.rules.families._http_exchange_state import (
     JSON,
     MCP,
     SSE,
     STREAMABLE,
     Exchange,
+    media_type,
+)
+from mcpeek.rules.families._http_exchanges import (
     HttpRule,
     described,
-    media_type,
     post_without,
     what,
 )

@@ -17,11 +17,13 @@ from typing import Any
 from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
-from mcpeek.rules.families._http_exchanges import (
+from mcpeek.rules.families._http_exchange_state import (
     LEGACY_TRANSPORTS,
     MCP,
     STREAMABLE,
     Exchange,
+)
+from mcpeek.rules.families._http_exchanges import (
     HttpRule,
     post_without,
     what,

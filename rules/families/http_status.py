@@ -16,12 +16,14 @@ from __future__ import annotations
 from mcpeek.inspector.records import Http, Msg
 from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._http_exchanges import (
+from mcpeek.rules.families._http_exchange_state import (
     JSON,
     MCP,
     SSE,
     STREAMABLE,
     Exchange,
+)
+from mcpeek.rules.families._http_exchanges import (
     HttpRule,
     described,
     what,

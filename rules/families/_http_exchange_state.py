@@ -1,0 +1,116 @@
+"""One HTTP exchange as the ``http.*`` rules remember it, and the facts they share.
+
+:class:`Exchange` is what :class:`~mcpeek.rules.families._http_exchanges.HttpRule`
+keeps of one exchange while it is open: its request, its response head once
+it came, what its messages were, and the client messages that wait for that
+head to be judged.
+"""
+
+from __future__ import annotations
+
+from mcpeek.inspector.records import Http
+from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC
+from mcpeek.rules.context import MessageContext
+
+STREAMABLE = f"{MODERN_SPEC}/basic/transports/streamable-http"
+LEGACY_TRANSPORTS = f"{LEGACY_SPEC}/basic/transports"
+MCP = "io.modelcontextprotocol/"
+JSON = "application/json"
+SSE = "text/event-stream"
+ORIGIN = "http:origin"
+
+
+def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
+    """Headers by lower-cased name; repeated fields joined with ``", "`` (RFC 9110)."""
+    out: dict[str, str] = {}
+    for name, value in pairs or ():
+        key = name if name.islower() else name.lower()  # recorded names are lower-case
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def media_type(value: str) -> str:
+    """``text/event-stream`` of ``Text/Event-Stream; charset=utf-8``."""
+    return value.split(";", 1)[0].strip().lower()
+
+
+class Exchange:
+    """What a rule remembers of one HTTP exchange while it is open."""
+
+    __slots__ = (
+        "_headers",
+        "_request_pairs",
+        "_resp_headers",
+        "_response_pairs",
+        "c2s",
+        "conversation",
+        "era",
+        "has_request",
+        "judged",
+        "method",
+        "path",
+        "resp_seq",
+        "s2c",
+        "seq",
+        "status",
+        "waiting",
+        "with_body",
+        "x",
+    )
+
+    def __init__(self, record: Http) -> None:
+        self.x = record.x
+        self.seq = record.seq
+        self.method = (record.method or "").upper()
+        self.path = record.path
+        self._request_pairs = record.headers
+        self._headers: dict[str, str] | None = None
+        self._response_pairs: list[tuple[str, str]] | None = None
+        self._resp_headers: dict[str, str] | None = None
+        self.resp_seq: int | None = None
+        self.status: int | None = None
+        self.with_body = False  # a non-JSON-RPC body was recorded
+        self.s2c = 0  # JSON-RPC messages the server sent on this exchange
+        self.c2s: list[int] = []  # client notifications/responses (seq), for the status rule
+        self.has_request = False
+        self.conversation: str | None = None
+        self.era: str | None = None
+        self.judged = False
+        #: the client's messages that came before the response head, to judge then
+        self.waiting: list[MessageContext] = []
+
+    def respond(self, record: Http) -> None:
+        """The response's status and headers arrived."""
+        self.resp_seq = record.seq
+        self.status = record.status
+        self._response_pairs = record.headers
+        self._resp_headers = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The request headers by lower-cased name (parsed on first use)."""
+        if self._headers is None:
+            self._headers = header_map(self._request_pairs)
+        return self._headers
+
+    @property
+    def resp_headers(self) -> dict[str, str]:
+        """The response headers by lower-cased name (``{}`` before the response)."""
+        if self._resp_headers is None:
+            self._resp_headers = header_map(self._response_pairs)
+        return self._resp_headers
+
+    @property
+    def session_key(self) -> str:
+        """The conversation key the Analyzer gives this exchange."""
+        session = self.headers.get("mcp-session-id") or self.resp_headers.get("mcp-session-id")
+        return f"http:session:{session}" if session is not None else ORIGIN
+
+    @property
+    def content_type(self) -> str | None:
+        value = self.resp_headers.get("content-type")
+        return media_type(value) if value is not None else None
+
+    @property
+    def success(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
