@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import Message, MessageDecoder, json_value
 from mcpeek.inspector.records import Msg, wire_bytes
@@ -41,6 +43,9 @@ class MessageContext:
         #: for a response: the era in which the gate accepted its request (None: it did not)
         request_conformant: str | None
         batch: bool  # the message's bytes are a JSON array
+        #: a copy to judge after the hooks (an HTTP rule keeps a message until its
+        #: response head), with a copy of the entry, whose bytes an ended flow forgets
+        later: MessageContext
 
     def __init__(
         self,
@@ -181,6 +186,14 @@ def is_batch(record: Msg) -> bool:
     return wire_bytes(record).lstrip(b" \t\r\n")[:1] == b"["
 
 
+def _later(ctx: MessageContext) -> MessageContext:
+    # One copy per message, whichever rules keep it; the other rules see ``ctx`` unchanged.
+    later = MessageContext.__new__(MessageContext)
+    later.__dict__.update(ctx.__dict__)
+    later.entry = msgspec.structs.replace(ctx.entry)
+    return later
+
+
 _LAZY: dict[str, Callable[[MessageContext], Any]] = {
     "wire": _wire,
     "message": _message,
@@ -194,6 +207,7 @@ _LAZY: dict[str, Callable[[MessageContext], Any]] = {
     "request_params": _request_params,
     "request_conformant": _request_conformant,
     "batch": _batch,
+    "later": _later,
 }
 
 

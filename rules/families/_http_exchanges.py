@@ -43,10 +43,7 @@ bounded memories are refreshed only when they change.
 
 from __future__ import annotations
 
-import copy
 from typing import ClassVar, TypeVar
-
-import msgspec
 
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.records import Http, Msg, Record
@@ -93,14 +90,6 @@ def refresh(memory: Lru[K, V], key: K, value: V) -> None:
 
 def _has_body(record: Http) -> bool:
     return bool(record.body) or bool(record.body_b64)
-
-
-def _kept(ctx: MessageContext) -> MessageContext:
-    """``ctx`` to judge later: a copy (the engine shares ``ctx`` with the other rules),
-    with a copy of its entry, whose bytes a flow that ends meanwhile forgets."""
-    later = copy.copy(ctx)
-    later.entry = msgspec.structs.replace(ctx.entry)
-    return later
 
 
 class HttpRule(Rule):
@@ -151,7 +140,7 @@ class HttpRule(Rule):
             return None
         if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
             # Judged when the response head arrives (what most rules check is in it).
-            exchange.waiting.append(_kept(ctx))
+            exchange.waiting.append(ctx.later)
             return None
         return self.heard(ctx, exchange)
 
