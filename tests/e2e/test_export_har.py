@@ -11,50 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import venv
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import mcpeek_argv, needs, peer_argv
-from tests.e2e.test_sdk_http import free_port, running
+from tests.conftest import mcpeek_argv, needs
+from tests.e2e.recording import record_http
 from tests.inspector.export.test_har import validate_har
 
 pytestmark = pytest.mark.e2e
 
 READER = Path(__file__).with_name("mitm_read_har.py")
-
-
-def sdk_http_capture(era: str, capture: Path, *headers: str) -> None:
-    upstream_port, proxy_port = free_port(), free_port()
-    with (
-        running(peer_argv("sdk_http_server.py", "--port", str(upstream_port)), "listening on"),
-        running(
-            mcpeek_argv(
-                "http",
-                "--upstream",
-                f"http://127.0.0.1:{upstream_port}/mcp",
-                "--listen",
-                f"127.0.0.1:{proxy_port}",
-                "-w",
-                str(capture),
-            ),
-            "proxying",
-        ) as proxy,
-    ):
-        client = subprocess.run(
-            peer_argv(
-                "sdk_http_client.py", "--era", era, "--url", f"http://127.0.0.1:{proxy_port}/mcp"
-            ),
-            capture_output=True,
-            text=True,
-            timeout=90,
-        )
-        assert client.returncode == 0, client.stderr[-3000:]
-        proxy.send_signal(signal.SIGINT)
-        assert proxy.wait(timeout=30) == 0
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +44,7 @@ def mitmproxy_python(tmp_path_factory: pytest.TempPathFactory) -> str:
 def har(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp(f"har-{request.param}")
     capture = folder / "http.jsonl"
-    sdk_http_capture(request.param, capture)
+    record_http(request.param, capture)
     out = folder / "session.har"
     done = subprocess.run(
         mcpeek_argv("export", str(capture), "--format", "har", "-o", str(out)),

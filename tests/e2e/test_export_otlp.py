@@ -16,12 +16,14 @@ import socket
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from mcpeek import inspector
 from tests.conftest import mcpeek_argv, peer_argv
+from tests.e2e.recording import record_http
 from tests.e2e.test_sdk_http import free_port, running
 from tests.inspector.export.receiver import OtlpReceiver, otlp_receiver
 
@@ -109,38 +111,10 @@ def test_stdio_session_spans(era: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_http_session_spans(era: str, tmp_path: Path) -> None:
-    upstream_port, proxy_port = free_port(), free_port()
     capture = tmp_path / "http.jsonl"
-    with (
-        otlp_receiver() as receiver,
-        running(peer_argv("sdk_http_server.py", "--port", str(upstream_port)), "listening on"),
-        running(
-            mcpeek_argv(
-                "http",
-                "--upstream",
-                f"http://127.0.0.1:{upstream_port}/mcp",
-                "--listen",
-                f"127.0.0.1:{proxy_port}",
-                "--otlp",
-                receiver.url,
-                "-w",
-                str(capture),
-            ),
-            "proxying",
-        ) as proxy,
-    ):
-        client = subprocess.run(
-            peer_argv(
-                "sdk_http_client.py", "--era", era, "--url", f"http://127.0.0.1:{proxy_port}/mcp"
-            ),
-            capture_output=True,
-            text=True,
-            timeout=90,
-            env=traced_env(),
-        )
-        assert client.returncode == 0, client.stderr[-3000:]
-        proxy.send_signal(signal.SIGINT)
-        assert proxy.wait(timeout=30) == 0
+    with otlp_receiver() as receiver:
+        record_http(era, capture, "--otlp", receiver.url, env=traced_env())
+        upstream_port = urlsplit(str(inspector.load(capture).header.target)).port
         receiver.wait_until(lambda r: received_all(r, CALLS | {"tools/call confirm"}))
         calls, progress = check_calls(receiver, era, "tcp")
         assert len(progress) == 3
