@@ -56,6 +56,8 @@ def secret_capture(tmp_path: Path) -> Path:
                     ("authorization", f"Bearer {BEARER}"),
                     ("content-type", "application/json"),
                     ("mcp-protocol-version", "2025-11-25"),
+                    # the session a legacy server gave at initialize, named on each request
+                    ("mcp-session-id", "sess-1"),
                 ],
             ),
             Msg(dir="c2s", ch="x1", raw=call),
