@@ -43,12 +43,18 @@ async def holding(capture: Path) -> AsyncIterator[Holds]:
         yield holds
 
 
-async def opened(pilot, app, capture: Path) -> HeldScreen:  # type: ignore[no-untyped-def]
+async def open_held_screen(pilot, app) -> HeldScreen:  # type: ignore[no-untyped-def]
+    """Load the capture, press ``H`` and return the held-messages screen."""
     await wait_loaded(pilot, app)
     await pilot.press("H")
     await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
     screen = app.screen
     assert isinstance(screen, HeldScreen)
+    return screen
+
+
+async def opened(pilot, app, capture: Path) -> HeldScreen:  # type: ignore[no-untyped-def]
+    screen = await open_held_screen(pilot, app)
     await wait_for(pilot, lambda: bool(screen.held))
     return screen
 
@@ -139,11 +145,7 @@ async def test_inject_a_notification_to_the_client_and_a_request_to_the_server(
         ControlServer(control_path(capture), Holds(), injector),
         app.run_test(size=SIZE) as pilot,
     ):
-        await wait_loaded(pilot, app)
-        await pilot.press("H")
-        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
-        screen = app.screen
-        assert isinstance(screen, HeldScreen)
+        screen = await open_held_screen(pilot, app)
         await pilot.press("c")
         editor = screen.query_one("#held-editor", TextArea)
         assert "notifications/tools/list_changed" in editor.text
@@ -168,11 +170,7 @@ async def test_the_intercept_filter_is_set_refused_and_cleared_live(tmp_path: Pa
     actor = Actor()
     control = ControlServer(control_path(capture), actor.holds, actor.injector, actor.set_intercept)
     async with control, app.run_test(size=SIZE) as pilot:
-        await wait_loaded(pilot, app)
-        await pilot.press("H")
-        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
-        screen = app.screen
-        assert isinstance(screen, HeldScreen)
+        screen = await open_held_screen(pilot, app)
         await pilot.press("i", *"~m tools/call", "enter")
         await wait_for(pilot, lambda: len(actor.intercepts) == 1)
         assert str(actor.intercepts[0]) == "~m tools/call"
@@ -244,11 +242,7 @@ async def test_an_injection_no_http_stream_can_carry_is_refused_in_the_viewer(
         ControlServer(control_path(capture), Holds(), injector),
         app.run_test(size=SIZE) as pilot,
     ):
-        await wait_loaded(pilot, app)
-        await pilot.press("H")
-        await wait_for(pilot, lambda: isinstance(app.screen, HeldScreen))
-        screen = app.screen
-        assert isinstance(screen, HeldScreen)
+        screen = await open_held_screen(pilot, app)
         await pilot.press("c")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "no stream" in screen_text(screen, "#held-error"))
