@@ -11,6 +11,9 @@ concurrency 1, 8 and 32), an aiohttp client with a connection pool as large as
 the concurrency POSTing N JSON-RPC ``tools/call`` requests:
 
 * direct: client -> upstream;
+* plain: client -> ``tcp_relay.py`` -> upstream, a plain TCP byte relay on
+  asyncio that parses nothing: the least any Python relay costs here, and the
+  reference of the issue's fallback target (``--no-reference`` leaves it out);
 * bare: client -> ``http_bare_proxy.py`` -> upstream, a reverse proxy built
   like mcpeek's on aiohttp that records and checks nothing: the floor for
   any such proxy on this machine (``--no-reference`` leaves it out);
@@ -67,6 +70,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 UPSTREAM = HERE / "http_upstream.py"
 BARE_PROXY = HERE / "http_bare_proxy.py"
+PLAIN_RELAY = HERE / "tcp_relay.py"
+REFERENCES = {"plain": PLAIN_RELAY, "bare": BARE_PROXY}  # side -> its relay script
 PYTHON = sys.executable
 
 CELL_TIMEOUT = 120.0  # seconds for one run's requests before we give up
@@ -78,6 +83,9 @@ VERSION = "2026-07-28"
 
 TARGETS = {
     "throughput_c32": 0.6,  # proxied/direct requests/s at concurrency 8 and 32
+    # ... or, where the plain relay itself gets less than 0.7x direct, this much of it
+    "plain_below": 0.7,
+    "of_plain": 0.85,
     "p50_added_ms": 1.0,  # proxied - direct p50 at concurrency 1
 }
 
@@ -366,13 +374,13 @@ class Mcpeek:
 
 @dataclass
 class Run:
-    side: str  # direct, bare, mcpeek
+    side: str  # direct, plain, bare, mcpeek
     requests: int
     seconds: float
     latencies: list[float]  # ms, sorted
     client_cpu: float
     upstream_cpu: float | None
-    proxy_cpu: float | None = None  # the bare proxy's or mcpeek's
+    proxy_cpu: float | None = None  # the reference relay's or mcpeek's
     worker_cpu: float | None = None
     mcpeek: Mcpeek | None = None
     exit_code: int | None = None
@@ -399,8 +407,8 @@ class Run:
             return "?" if value is None else f"{value:.0f}"
 
         parts = [f"client {shown(self.client_cpu)}", f"upstream {shown(self.upstream_cpu)}"]
-        if self.side == "bare":
-            parts.append(f"bare proxy {shown(self.proxy_cpu)}")
+        if self.side in REFERENCES:
+            parts.append(f"{self.side} relay {shown(self.proxy_cpu)}")
         elif self.side == "mcpeek":
             parts += [f"mcpeek {shown(self.proxy_cpu)}", f"worker {shown(self.worker_cpu)}"]
         return "cpu us/req: " + ", ".join(parts)
@@ -478,15 +486,15 @@ def run_cell(
     profile: Path | None = None,
 ) -> Run:
     label = f"{kind}-c{concurrency}-{side}"
-    mcpeek = bare = None
+    mcpeek = reference = None
     try:
         if side == "mcpeek":
             mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile)
             proxy_pid: int | None = mcpeek.pid
             origin = f"http://127.0.0.1:{mcpeek.port}"
-        elif side == "bare":
-            bare = Helper([PYTHON, str(BARE_PROXY), upstream.origin])
-            proxy_pid, origin = bare.pid, bare.origin
+        elif side in REFERENCES:
+            reference = Helper([PYTHON, str(REFERENCES[side]), upstream.origin])
+            proxy_pid, origin = reference.pid, reference.origin
         else:
             proxy_pid, origin = None, upstream.origin
         url = f"{origin}/mcp/{kind}"
@@ -510,8 +518,8 @@ def run_cell(
             upstream_cpu=_delta(proc_cpu(upstream.pid), cpu0["upstream"]),
             proxy_cpu=_delta(proc_cpu(proxy_pid), cpu0["proxy"]),
         )
-        if bare is not None:
-            bare.stop()
+        if reference is not None:
+            reference.stop()
         if mcpeek is not None:
             run.mcpeek = mcpeek
             run.exit_code = mcpeek.stop()
@@ -522,9 +530,9 @@ def run_cell(
             mcpeek.capture.unlink()
         return run
     except BaseException:
-        if bare is not None:
-            bare.proc.kill()
-            bare.proc.wait()
+        if reference is not None:
+            reference.proc.kill()
+            reference.proc.wait()
         if mcpeek is not None:
             mcpeek.kill()
             with contextlib.suppress(OSError):
@@ -556,7 +564,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer requests (a quick look)")
     parser.add_argument("--requests", type=int, help="requests per run (default 2000)")
     parser.add_argument(
-        "--no-reference", action="store_true", help="leave out the bare aiohttp proxy"
+        "--no-reference",
+        action="store_true",
+        help="leave out the reference relays (plain TCP, bare aiohttp)",
     )
     parser.add_argument(
         "--mcpeek-arg",
@@ -573,7 +583,7 @@ def main() -> int:
     n = args.requests or (500 if quick else 2000)
     warmup = 50 if quick else 200
     cells = [("json", 1), ("sse", 1), ("json", 8), ("sse", 8), ("json", 32), ("sse", 32)]
-    sides = ["direct", "mcpeek"] if args.no_reference else ["direct", "bare", "mcpeek"]
+    sides = ["direct", "mcpeek"] if args.no_reference else ["direct", "plain", "bare", "mcpeek"]
     extra: list[str] = args.mcpeek_arg
 
     say(f"mcpeek http relay benchmark{' (--quick)' if quick else ''}")
@@ -583,6 +593,7 @@ def main() -> int:
     )
     say(f"direct: aiohttp client -> {UPSTREAM.name}")
     if "bare" in sides:
+        say(f"plain:  aiohttp client -> {PLAIN_RELAY.name} (bytes only) -> {UPSTREAM.name}")
         say(f"bare:   aiohttp client -> {BARE_PROXY.name} (records nothing) -> {UPSTREAM.name}")
     say(
         "mcpeek: aiohttp client -> python -m mcpeek http --upstream URL "
@@ -634,12 +645,12 @@ def main() -> int:
                         f"{run.p50 - direct.p50:+.3f} ms, "
                         f"p99 {run.pct(0.99) - direct.pct(0.99):+.3f} ms"
                     )
-                if "bare" in sides:
-                    ours = results[(kind, concurrency, "mcpeek")]
-                    bare = results[(kind, concurrency, "bare")]
+                ours = results[(kind, concurrency, "mcpeek")]
+                for ref in (side for side in sides if side in REFERENCES):
+                    base = results[(kind, concurrency, ref)]
                     say(
-                        f"  mcpeek/bare: {ours.rate / bare.rate:.2f}x req/s; added p50 "
-                        f"{ours.p50 - bare.p50:+.3f} ms"
+                        f"  mcpeek/{ref}: {ours.rate / base.rate:.2f}x req/s; added p50 "
+                        f"{ours.p50 - base.p50:+.3f} ms"
                     )
             if args.profile:
                 for kind in ("json", "sse"):
@@ -675,6 +686,19 @@ def main() -> int:
     for kind, c in (("json", 8), ("sse", 8), ("json", 32), ("sse", 32)):
         r = ratio(kind, c)
         target = TARGETS["throughput_c32"]
+        if "plain" in sides and ratio(kind, c, "plain") < TARGETS["plain_below"]:
+            # The fallback: the machine of the day cannot relay at 0.7x at all.
+            of_plain = ratio(kind, c, "mcpeek", "plain")
+            rows.append(
+                (
+                    f"{kind.upper()} c={c} throughput, mcpeek/plain "
+                    f"(plain/direct {ratio(kind, c, 'plain'):.2f}x < {TARGETS['plain_below']})",
+                    f"{of_plain:.2f}x",
+                    f">= {TARGETS['of_plain']}x",
+                    of_plain >= TARGETS["of_plain"],
+                )
+            )
+            continue
         rows.append(
             (
                 f"{kind.upper()} c={c} throughput, mcpeek/direct",
@@ -706,28 +730,28 @@ def main() -> int:
                 None,
             )
         )
-    if "bare" in sides:
+    for ref in (side for side in sides if side in REFERENCES):
         for kind in ("json", "sse"):
             rows.append(
                 (
-                    f"{kind.upper()} c=32 throughput, bare/direct",
-                    f"{ratio(kind, 32, 'bare'):.2f}x",
+                    f"{kind.upper()} c=32 throughput, {ref}/direct",
+                    f"{ratio(kind, 32, ref):.2f}x",
                     "(info)",
                     None,
                 )
             )
             rows.append(
                 (
-                    f"{kind.upper()} c=32 throughput, mcpeek/bare",
-                    f"{ratio(kind, 32, 'mcpeek', 'bare'):.2f}x",
+                    f"{kind.upper()} c=32 throughput, mcpeek/{ref}",
+                    f"{ratio(kind, 32, 'mcpeek', ref):.2f}x",
                     "(info)",
                     None,
                 )
             )
             rows.append(
                 (
-                    f"{kind.upper()} c=1 added p50 latency, bare",
-                    f"{added(kind, 1, side='bare'):.3f} ms",
+                    f"{kind.upper()} c=1 added p50 latency, {ref}",
+                    f"{added(kind, 1, side=ref):.3f} ms",
                     "(info)",
                     None,
                 )

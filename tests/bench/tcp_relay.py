@@ -1,0 +1,78 @@
+"""A plain TCP byte relay: the "plain relay" reference of the HTTP relay benchmark.
+
+    python tests/bench/tcp_relay.py UPSTREAM_ORIGIN
+
+Listens on 127.0.0.1 (a free port, printed as ``listening <port>`` on stdout)
+and, for each client connection, opens one connection to the upstream and
+copies bytes both ways as they arrive, on asyncio. It parses nothing, so it
+cannot rewrite ``Host`` or drop hop-by-hop headers: it is the least any
+Python relay on this machine can cost, not a usable HTTP proxy. The issue's
+fallback target is measured against it ("if a plain relay itself gets less
+than 0.7x on the machine of the day, >= 0.85x of the plain relay"). It stops
+on SIGINT/SIGTERM or when its stdin reaches EOF.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from urllib.parse import urlsplit
+
+CHUNK = 256 * 1024
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(CHUNK):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(OSError, RuntimeError):
+            writer.write_eof() if writer.can_write_eof() else writer.close()
+
+
+async def serve(origin: str) -> None:
+    parts = urlsplit(origin)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+
+    async def relay(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        try:
+            up_r, up_w = await asyncio.open_connection(host, port)
+        except OSError:
+            client_w.close()
+            return
+        await asyncio.gather(_pipe(client_r, up_w), _pipe(up_r, client_w))
+        up_w.close()
+        client_w.close()
+
+    server = await asyncio.start_server(relay, "127.0.0.1", 0, backlog=1024)
+    print(f"listening {server.sockets[0].getsockname()[1]}", flush=True)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    def stdin_closed() -> None:
+        if not os.read(sys.stdin.fileno(), 1 << 12):
+            stop.set()
+
+    loop.add_reader(sys.stdin.fileno(), stdin_closed)
+    try:
+        await stop.wait()
+    finally:
+        loop.remove_reader(sys.stdin.fileno())
+        server.close()
+
+
+def main() -> int:
+    asyncio.run(serve(sys.argv[1].rstrip("/")))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
