@@ -16,10 +16,11 @@ or read.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from mcpeek.inspector.tools import generated_page
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 REGENERATE = "python -m mcpeek.inspector.tools.rules_doc"
@@ -88,34 +89,13 @@ def render() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, help="default: docs/rules.md of this clone")
-    parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if the page is stale"
+    return generated_page.main(
+        argv,
+        prog=REGENERATE,
+        description=__doc__.splitlines()[0],
+        default_out=DEFAULT_OUT,
+        render=render,
     )
-    args = parser.parse_args(argv)
-    if args.out is None:
-        if not DEFAULT_OUT.parent.is_dir():  # installed from a wheel: no docs/ beside it
-            print(
-                f"rules_doc: error: {DEFAULT_OUT.parent} is not a clone's docs/ folder; "
-                "give --out FILE",
-                file=sys.stderr,
-            )
-            return 2
-        args.out = DEFAULT_OUT
-    page = render()
-    try:
-        if args.check:
-            current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-            if current != page:
-                print(f"rules_doc: {args.out} is stale: run {REGENERATE}", file=sys.stderr)
-                return 1
-            return 0
-        args.out.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        print(f"rules_doc: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 if __name__ == "__main__":
