@@ -2,7 +2,7 @@
 
 :class:`StdioLifecycle` is fed events (the client's EOF, a pipe of either side
 gone, the server's exit, a signal, the clock) and answers each with commands
-for the asyncio shell in :mod:`mcpeek.inspector.proxy.stdio` to carry out. It does
+for the asyncio shell in :mod:`mcpeek.inspector.proxy.stdio_shell` to carry out. It does
 no I/O and reads no clock, so every ending can be tested as a table of
 events and expected commands.
 

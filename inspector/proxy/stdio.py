@@ -18,13 +18,13 @@ after a grace period, SIGTERM, then SIGKILL; when the server closes its
 stdout mcpeek closes its own; when the client goes away, the server gets
 EPIPE on its stdout and stderr; mcpeek exits with the server's code (128+N for
 death by signal N). Those decisions are :mod:`mcpeek.inspector.proxy.lifecycle`'s
-(sans-IO, tested as tables); this module carries them out.
+(sans-IO, tested as tables); :mod:`mcpeek.inspector.proxy.stdio_shell` carries
+them out, and this module spawns the server and moves the bytes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import subprocess
@@ -32,18 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpeek.inspector.proxy.console import Console
-from mcpeek.inspector.proxy.lifecycle import (
-    STDERR,
-    STDOUT,
-    CloseClientStdout,
-    CloseServerPipe,
-    CloseServerStdin,
-    Command,
-    Note,
-    SignalServer,
-    StdioLifecycle,
-    exit_code,
-)
+from mcpeek.inspector.proxy.lifecycle import exit_code
 from mcpeek.inspector.proxy.pipes import (
     BlockingWriter,
     connect_reader,
@@ -55,20 +44,20 @@ from mcpeek.inspector.proxy.pipes import (
     widen_reads,
     widen_transport_pipe,
 )
-from mcpeek.inspector.proxy.stdio_ends import ClientIn, ClientOut, ServerSide, Writable
+from mcpeek.inspector.proxy.stdio_ends import ClientIn, ClientOut, ServerSide
+from mcpeek.inspector.proxy.stdio_shell import LifecycleShell
 from mcpeek.inspector.proxy.tap import StdioTap
 
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 SPAWN_FAILED = 2
-TICK = 0.1  # seconds between looks at the clock: escalation and draining
 
 
-class StdioRelay:
+class StdioRelay(LifecycleShell):
     """One run of the wrapper. ``tap`` receives what was forwarded.
 
-    The I/O shell around :class:`~mcpeek.inspector.proxy.lifecycle.StdioLifecycle`:
-    it forwards bytes, feeds the lifecycle what happens to the pipes and the
-    processes, and carries out the commands it answers with.
+    This class spawns the server, wires the pipes and forwards bytes; what
+    happens to the pipes goes to the lifecycle through its base,
+    :class:`~mcpeek.inspector.proxy.stdio_shell.LifecycleShell`.
     """
 
     def __init__(
@@ -83,28 +72,14 @@ class StdioRelay:
         on_tap_error: Callable[[BaseException], None] | None = None,
         on_spawned: Callable[[], None] | None = None,  # the run has started (-w --force)
     ) -> None:
+        super().__init__(tap, console, grace=grace, on_tap_error=on_tap_error)
         self.command = list(command)
-        self.tap = tap
-        self.console = console
-        self.grace = grace
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
-        self.on_tap_error = on_tap_error
         self.on_spawned = on_spawned
-        self.lifecycle = StdioLifecycle(grace)
-        self.client_in: Any = None
-        self.server_out: Any = None
-        self._client_out: Writable | None = None
-        self._server_in: Any = None
-        self._server_err: Any = None
-        self._process: asyncio.SubprocessTransport | None = None
-        self._done: asyncio.Future[None] | None = None
-        self._client_eof_seen = False
         self.spawned = False
-        self._closing_client_out = False  # we closed it (vs. the client going away)
         self.undelivered = 0  # bytes of server output the client was gone for
         self.unsent = 0  # bytes of client input the server's stdin was closed for
-        self._closing_client_in = False  # we closed it (vs. the client's EOF)
 
     # -- forwarding: write first, observe second -------------------------------
     def from_client(self, data: bytes) -> None:
@@ -130,13 +105,6 @@ class StdioRelay:
         self.console.passthrough(data)
         self._observe(self.tap.stderr, data)
 
-    def _observe(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
-        try:
-            fn(*args, **kwargs)
-        except Exception as exc:  # observation must never stop the relay
-            if self.on_tap_error is not None:
-                self.on_tap_error(exc)
-
     # -- flow control ---------------------------------------------------------
     def pause(self, transport: Any) -> None:
         if transport is not None and not transport.is_closing():
@@ -149,82 +117,6 @@ class StdioRelay:
             transport.resume_reading()
             if transport is self.server_out:
                 self.lifecycle.stdout_paused(False, asyncio.get_running_loop().time())
-
-    # -- events, passed to the lifecycle ---------------------------------------
-    def client_out_lost(self) -> None:
-        if not self._closing_client_out:  # the client went away, we did not close it
-            self._carry_out(self.lifecycle.client_stdout_lost())
-
-    def client_err_lost(self) -> None:
-        self._carry_out(self.lifecycle.client_stderr_lost())
-
-    def client_eof(self) -> None:
-        if self._client_eof_seen:
-            return
-        self._client_eof_seen = True
-        self._observe(self.tap.eof, "c2s")
-        if self._closing_client_in:
-            return  # mcpeek is done and stops reading: the client sent no EOF
-        self._observe(self.tap.event, "client-eof")
-        self._carry_out(self.lifecycle.client_eof(asyncio.get_running_loop().time()))
-
-    def server_pipe_closed(self, fd: int) -> None:
-        if fd not in self.lifecycle.open_server_pipes:
-            return  # given up while draining, now closed for good: already told
-        if fd == STDOUT:
-            self._observe(self.tap.eof, "s2c")
-            self._observe(self.tap.event, "server-eof")
-        elif fd == STDERR:
-            self._observe(self.tap.eof, "stderr")
-        self._carry_out(self.lifecycle.server_pipe_closed(fd))
-
-    def server_exited(self) -> None:
-        self.lifecycle.server_exited(asyncio.get_running_loop().time())
-        self._check_done()
-
-    def _forward_signal(self, sig: int) -> None:
-        self._carry_out(self.lifecycle.signal_received(sig))
-
-    async def _tick(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(TICK)
-            self._carry_out(self.lifecycle.tick(loop.time()))
-
-    # -- commands, carried out --------------------------------------------------
-    def _carry_out(self, commands: list[Command]) -> None:
-        for command in commands:
-            if isinstance(command, Note):
-                self._observe(self.tap.event, "note", message=command.message)
-            elif isinstance(command, CloseServerStdin):
-                if self._server_in is not None:
-                    self._server_in.close()  # flushes what is buffered, then closes
-            elif isinstance(command, CloseServerPipe):
-                pipe = self.server_out if command.fd == STDOUT else self._server_err
-                if pipe is not None and not pipe.is_closing():
-                    pipe.close()
-                self.server_pipe_closed(command.fd)
-            elif isinstance(command, CloseClientStdout):
-                if self._client_out is not None:
-                    self._closing_client_out = True
-                    self._client_out.close()
-            elif isinstance(command, SignalServer):
-                self._signal_server(command.signal)
-        self._check_done()
-
-    def _check_done(self) -> None:
-        if self.lifecycle.done and self._done is not None and not self._done.done():
-            self._done.set_result(None)
-
-    def _signal_server(self, sig: int) -> None:
-        if self._process is None or self._process.get_returncode() is not None:
-            return
-        pid = self._process.get_pid()
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
 
     # -- the run --------------------------------------------------------------
     async def run(self) -> int:
