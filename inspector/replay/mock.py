@@ -19,7 +19,9 @@ handshake (``initialize``, ``server/discover``) is answered whatever its
 params. An MRTR retry matches by its params without ``inputResponses`` and by
 a ``requestState`` this session issued. A miss is answered with a JSON-RPC
 error naming the closest recorded request (or, with ``on_miss="forward"``,
-handed to the front end to forward to a real server).
+handed to the front end to forward to a real server). Playing the matched
+call's steps, with the live ids spliced in, is
+:mod:`~mcpeek.inspector.replay.mock_play`'s.
 
 Python API (what a pytest plugin builds on)::
 
@@ -45,8 +47,9 @@ from mcpeek.inspector.jsonrpc import TOO_DEEP, Message, MessageDecoder
 from mcpeek.inspector.records import AnyRecord, Header
 from mcpeek.inspector.replay.canonical import Pointer, canonical, parse_pointers, request_key
 from mcpeek.inspector.replay.closest import explain_miss
+from mcpeek.inspector.replay.mock_play import Outgoing, Playback
 from mcpeek.inspector.replay.rawjson import member_bytes, replace_member
-from mcpeek.inspector.replay.script import HANDSHAKES, Script, Step, build_script, match_key
+from mcpeek.inspector.replay.script import HANDSHAKES, Script, build_script, match_key
 
 Timing = Literal["recorded", "fast"]
 OnMiss = Literal["error", "forward"]
@@ -58,20 +61,6 @@ PARSE_ERROR = -32700
 
 class ServeError(ValueError):
     """The capture cannot be served (e.g. it has no server side); ``str()`` says why."""
-
-
-class Outgoing(msgspec.Struct, gc=False):
-    """One message to send ``delay`` seconds after the previous one of its reaction.
-
-    ``stream`` is the live request id (as the client wrote it) whose reply this
-    is part of, ``None`` for a message of no request; ``final`` marks that
-    request's response (its HTTP stream can close after it).
-    """
-
-    data: bytes
-    delay: float = 0.0
-    stream: bytes | None = None
-    final: bool = False
 
 
 class Reaction(msgspec.Struct):
@@ -146,13 +135,6 @@ class MockServer:
         return MockSession(self)
 
 
-class _Paused(msgspec.Struct):
-    stream: bytes
-    steps: list[Step]
-    token: bytes | None
-    sent_ids: dict[bytes, bytes]
-
-
 class MockSession:
     """One live client's conversation with the mock (see the module docstring)."""
 
@@ -163,14 +145,12 @@ class MockSession:
         self._decoder = MessageDecoder()
         self._served: dict[Any, int] = {}
         self._issued: set[bytes] = set()
-        self._waiting: dict[bytes, _Paused] = {}
-        self._server_ids: set[bytes] = set()
-        self._next_server_id = 1_000_000
+        self._playback = Playback(fast=server.timing == "fast")
 
     def opening(self) -> list[Outgoing]:
         """What the server sent before any client message (rare; sent at connect)."""
         out: list[Outgoing] = []
-        self._play(self.script.opening, None, None, None, out, {})
+        self._playback.play(self.script.opening, None, None, out)
         return out
 
     # -- one client message ------------------------------------------------------
@@ -210,16 +190,14 @@ class MockSession:
         reactions = self.script.anchored.get(key)
         if reactions:
             steps = self._next(("anchor", key), reactions)
-            self._play(steps, None, None, None, reaction.out, {})
+            self._playback.play(steps, None, None, reaction.out)
         return reaction
 
     def _answer(self, data: bytes) -> Reaction:
         raw = member_bytes(data, ("id",))
-        paused = self._waiting.pop(_id_key(raw), None) if raw is not None else None
-        if paused is None:
-            return Reaction(forward=self.server.on_miss == "forward")
         reaction = Reaction()
-        self._play(paused.steps, paused.stream, paused.token, None, reaction.out, paused.sent_ids)
+        if raw is None or not self._playback.answered(raw, reaction.out):
+            return Reaction(forward=self.server.on_miss == "forward")
         return reaction
 
     def _request(self, data: bytes, live_id: bytes, method: str, params: Any) -> Reaction:
@@ -240,9 +218,9 @@ class MockSession:
             reaction.forward = reaction.shadow = True
         if call.issued_state is not msgspec.UNSET:
             self._issued.add(canonical(call.issued_state))
-        self._play(call.steps, live_id, token, live_id, reaction.out, {})
+        self._playback.play(call.steps, live_id, token, reaction.out)
         if call.after and reaction.out and reaction.out[-1].final:
-            self._play(call.after, None, None, None, reaction.out, {})
+            self._playback.play(call.after, None, None, reaction.out)
         return reaction
 
     def _miss(self, live_id: bytes, method: str, params: Any, unissued: bool) -> Reaction:
@@ -270,69 +248,6 @@ class MockSession:
         n = self._served.get(key, 0)
         self._served[key] = n + 1
         return calls[min(n, len(calls) - 1)]
-
-    # -- playing a plan ----------------------------------------------------------
-    def _play(
-        self,
-        steps: list[Step],
-        stream: bytes | None,
-        token: bytes | None,
-        live_id: bytes | None,
-        out: list[Outgoing],
-        sent_ids: dict[bytes, bytes],
-    ) -> None:
-        fast = self.server.timing == "fast"
-        carry = 0.0  # the delay of skipped steps still counts
-        for i, step in enumerate(steps):
-            delay = 0.0 if fast else carry + step.delay
-            carry = 0.0
-            if step.kind == "await":
-                sent = sent_ids.get(_id_key(step.server_id))
-                if sent is not None:
-                    rest = steps[i + 1 :]
-                    self._waiting[sent] = _Paused(stream or b"null", rest, token, sent_ids)
-                    return
-                continue
-            data = step.data
-            if step.kind == "response":
-                rewritten = replace_member(data, ("id",), stream or b"null")
-                out.append(Outgoing(rewritten or data, delay, stream, final=True))
-                continue
-            if step.kind == "request":
-                data = self._server_request(data, step.server_id, sent_ids)
-            elif step.progress:
-                if token is None:  # the live client asked for no progress
-                    carry = step.delay
-                    continue
-                data = replace_member(data, ("params", "progressToken"), token) or data
-            if step.subscription and stream is not None:
-                path = ("params", "_meta", "io.modelcontextprotocol/subscriptionId")
-                data = replace_member(data, path, stream) or data
-            out.append(Outgoing(data, delay, stream))
-
-    def _server_request(
-        self, data: bytes, recorded: bytes | None, sent: dict[bytes, bytes]
-    ) -> bytes:
-        """A server request keeps its recorded id unless this session used it already."""
-        key = _id_key(recorded)
-        if key in self._server_ids:
-            self._next_server_id += 1
-            fresh = str(self._next_server_id).encode()
-            data = replace_member(data, ("id",), fresh) or data
-            key = _id_key(fresh)
-        self._server_ids.add(key)
-        sent[_id_key(recorded)] = key
-        return data
-
-
-def _id_key(raw: bytes | None) -> bytes:
-    """Ids compare as JSON values (``1`` and ``"1"`` differ, spacing does not)."""
-    if raw is None:
-        return b"null"
-    try:
-        return canonical(msgspec.json.decode(raw))
-    except (msgspec.DecodeError, RecursionError):
-        return raw
 
 
 def _too_deep(data: bytes) -> Reaction:

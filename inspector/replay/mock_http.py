@@ -28,7 +28,8 @@ from aiohttp import web
 
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.replay.forward import HttpUpstream
-from mcpeek.inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
+from mcpeek.inspector.replay.mock import MockServer, MockSession, Reaction
+from mcpeek.inspector.replay.mock_play import Outgoing
 from mcpeek.inspector.replay.rawjson import member_bytes
 from mcpeek.inspector.replay.tape import Tape
 

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mcpeek.inspector.proxy.pipes import connect_reader, connect_writer
-from mcpeek.inspector.replay.mock import MockServer, MockSession, Outgoing, Reaction
+from mcpeek.inspector.replay.mock import MockServer, MockSession, Reaction
+from mcpeek.inspector.replay.mock_play import Outgoing
 from mcpeek.inspector.replay.rawjson import member_bytes
 from mcpeek.inspector.replay.tape import Tape
 
