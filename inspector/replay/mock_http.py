@@ -13,7 +13,8 @@ so recorded answers are served in order across the stateless POSTs; a legacy
 ``initialize`` opens a new session whose id is returned in
 ``Mcp-Session-Id``; its server messages that belong to no request go on its
 GET stream; ``DELETE`` ends it. A modern client's GET or DELETE gets 405.
-Requests whose ``Host``/``Origin`` fail the loopback check get 403.
+Requests whose ``Host``/``Origin`` fail the loopback check get 403. The SSE
+streams are written by :mod:`~mcpeek.inspector.replay.mock_http_streams`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ from aiohttp import web
 
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.replay.forward import HttpUpstream
-from mcpeek.inspector.replay.mock import MockServer, MockSession, Reaction
+from mcpeek.inspector.replay.mock import MockServer, Reaction
+from mcpeek.inspector.replay.mock_http_streams import (
+    HttpConversation,
+    get_stream,
+    post_stream,
+)
 from mcpeek.inspector.replay.mock_play import Outgoing
 from mcpeek.inspector.replay.rawjson import member_bytes
 from mcpeek.inspector.replay.tape import Tape
@@ -37,23 +43,6 @@ MODERN = "2026-07-28"
 LEGACY_EXCHANGE = "http:legacy"
 
 STOP_GRACE = 1.0  # seconds open streams get when the mock stops
-
-# What a streaming MCP server sends with an SSE response (the SDK does too):
-# X-Accel-Buffering keeps a reverse proxy such as nginx from holding events back.
-SSE_HEADERS = {
-    "Content-Type": "text/event-stream",
-    "Cache-Control": "no-cache",
-    "X-Accel-Buffering": "no",
-}
-
-
-class _Conversation:
-    def __init__(self, session: MockSession, session_id: str | None) -> None:
-        self.session = session
-        self.session_id = session_id
-        self.streams: dict[bytes, asyncio.Queue[Outgoing]] = {}  # live request id → its POST
-        self.standalone: asyncio.Queue[Outgoing] = asyncio.Queue()
-        self.get_open = False
 
 
 class HttpMock:
@@ -71,8 +60,8 @@ class HttpMock:
         self.tape = tape or Tape(transport="http")
         self.note = note
         self.forward_url = forward_url
-        self._modern: _Conversation | None = None
-        self._sessions: dict[str, _Conversation] = {}
+        self._modern: HttpConversation | None = None
+        self._sessions: dict[str, HttpConversation] = {}
         self._exchanges = 0
         self._upstream: HttpUpstream | None = None
         self._upstream_for: dict[bytes, asyncio.Queue[Outgoing]] = {}
@@ -93,7 +82,7 @@ class HttpMock:
         if self._upstream is not None:
             await self._upstream.close()
 
-    def conversations(self) -> list[_Conversation]:
+    def conversations(self) -> list[HttpConversation]:
         found = list(self._sessions.values())
         return found if self._modern is None else [self._modern, *found]
 
@@ -113,9 +102,9 @@ class HttpMock:
                 return await self._post(request, x, session_id)
             if request.method in ("GET", "DELETE") and session_id in self._sessions:
                 if request.method == "DELETE":
-                    self._sessions.pop(session_id)
+                    self._sessions.pop(session_id).ended = True
                     return self._plain(x, 200)
-                return await self._get_stream(request, x, self._sessions[session_id])
+                return await get_stream(request, x, self._sessions[session_id], self.tape)
             return self._plain(x, 405 if session_id is None else 404)
         except (ConnectionResetError, asyncio.CancelledError):
             reason = "client-closed"
@@ -127,16 +116,16 @@ class HttpMock:
         self.tape.http(x, "response", status=status, headers=list((headers or {}).items()))
         return web.Response(status=status, headers=headers)
 
-    def _conversation(self, session_id: str | None, body: bytes) -> _Conversation | None:
+    def _conversation(self, session_id: str | None, body: bytes) -> HttpConversation | None:
         if session_id is not None:
             return self._sessions.get(session_id)
         if member_bytes(body, ("method",)) == b'"initialize"':
             new_id = uuid.uuid4().hex
-            conversation = _Conversation(self.server.session(), new_id)
+            conversation = HttpConversation(self.server.session(), new_id)
             self._sessions[new_id] = conversation
             return conversation
         if self._modern is None:
-            self._modern = _Conversation(self.server.session(), None)
+            self._modern = HttpConversation(self.server.session(), None)
         return self._modern
 
     async def _post(
@@ -160,7 +149,7 @@ class HttpMock:
         refused = [o for o in reaction.out if live_id is None and _is_error(o)]
         for item in reaction.out:
             if item not in mine and item not in refused:
-                self._route(conversation, item)
+                conversation.route(item)
         headers = {}
         if conversation.session_id is not None:
             headers["Mcp-Session-Id"] = conversation.session_id
@@ -184,55 +173,9 @@ class HttpMock:
                 self.tape.http(x, "response", status=200, headers=list(headers.items()))
                 self.tape.msg("s2c", only[0].data, x)
                 return web.Response(body=only[0].data, headers=headers)
-            return await self._sse(request, x, headers, queue)
+            return await post_stream(request, x, headers, queue, self.tape)
         finally:
             conversation.streams.pop(live_id, None)
-
-    def _route(self, conversation: _Conversation, item: Outgoing) -> None:
-        """A message for another request's stream (a resumed plan), or for none."""
-        target = conversation.streams.get(item.stream) if item.stream is not None else None
-        if target is not None:
-            target.put_nowait(item)
-        elif conversation.session_id is not None:
-            conversation.standalone.put_nowait(item)  # the legacy GET stream
-
-    async def _sse(
-        self, request: web.Request, x: str, headers: dict[str, str], queue: asyncio.Queue[Outgoing]
-    ) -> web.StreamResponse:
-        headers = {**headers, **SSE_HEADERS}
-        response = web.StreamResponse(headers=headers)
-        await response.prepare(request)
-        self.tape.http(x, "response", status=200, headers=list(headers.items()))
-        while True:
-            item = await queue.get()
-            if item.delay:
-                await asyncio.sleep(item.delay)
-            await response.write(_event(item.data))
-            self.tape.msg("s2c", item.data, x)
-            if item.final:
-                break
-        await response.write_eof()
-        return response
-
-    async def _get_stream(
-        self, request: web.Request, x: str, conversation: _Conversation
-    ) -> web.StreamResponse:
-        headers = dict(SSE_HEADERS)
-        if conversation.session_id:
-            headers["Mcp-Session-Id"] = conversation.session_id
-        response = web.StreamResponse(headers=headers)
-        await response.prepare(request)
-        self.tape.http(x, "response", status=200, headers=list(headers.items()))
-        while conversation.session_id in self._sessions:
-            try:
-                item = await asyncio.wait_for(conversation.standalone.get(), 0.5)
-            except TimeoutError:
-                continue
-            if item.delay:
-                await asyncio.sleep(item.delay)
-            await response.write(_event(item.data))
-            self.tape.msg("s2c", item.data, x)
-        return response
 
     # -- misses to a real server ------------------------------------------------------
     def _forward(
@@ -241,7 +184,7 @@ class HttpMock:
         shadow: bool,
         request: web.Request,
         live_id: bytes | None,
-        conversation: _Conversation,
+        conversation: HttpConversation,
     ) -> None:
         upstream = self._upstream
         if upstream is None:
@@ -273,11 +216,6 @@ def _is_error(item: Outgoing) -> bool:
         and member_bytes(data, ("error",)) is not None
         and (member_bytes(data, ("method",)) is None)
     )
-
-
-def _event(data: bytes) -> bytes:
-    lines = data.replace(b"\r\n", b"\n").split(b"\n")
-    return b"event: message\n" + b"".join(b"data: " + line + b"\n" for line in lines) + b"\n"
 
 
 async def serve_http(
