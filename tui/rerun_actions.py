@@ -25,8 +25,8 @@ from textual.app import App
 
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.capture.reader import CaptureError
-from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_select import SelectionError
+from mcpeek.inspector.replay.replay_transport import ReplayError
 from mcpeek.inspector.replay.rerun import ReplayOutcome, ReplayTarget, replay_flows
 from mcpeek.rules.engine import Reported, RuleEngine, flag_line
 from mcpeek.tui.rerun_screen import RerunScreen

@@ -25,9 +25,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from mcpeek.inspector.replay.diff import escape, normalize
-from mcpeek.inspector.replay.replay import LiveFlow
 from mcpeek.inspector.replay.replay_plan import decode
 from mcpeek.inspector.replay.replay_report import FlowReport, flow_title, text_lines
+from mcpeek.inspector.replay.replay_result import LiveFlow
 from mcpeek.tui.screens import MODAL_CSS
 
 RECORDED_MARK = "bold red"

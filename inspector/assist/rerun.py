@@ -20,8 +20,8 @@ from mcpeek.inspector.assist.desk import AssistError
 from mcpeek.inspector.assist.study import Study
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.records import Header
-from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_select import SelectionError
+from mcpeek.inspector.replay.replay_transport import ReplayError
 from mcpeek.inspector.replay.rerun import ReplayTarget, replay_flows
 
 TIMEOUT = 30.0  # seconds a live answer is waited for

@@ -18,8 +18,10 @@ response when the plan says so (``--timeout`` seconds at most), and:
 - ends a request's wait at once when the transport says it failed (an HTTP
   error status) or the server went away, and keeps why (:class:`LiveAttempt`).
 
-The result is one :class:`LiveFlow` per recorded client flow; comparing it
-with the recording is :mod:`mcpeek.inspector.replay.replay_report`'s job.
+The result is one :class:`~mcpeek.inspector.replay.replay_result.LiveFlow` per
+recorded client flow; comparing it with the recording is
+:mod:`mcpeek.inspector.replay.replay_report`'s job. What a transport must do is
+:class:`~mcpeek.inspector.replay.replay_transport.Transport`.
 """
 
 from __future__ import annotations
@@ -28,81 +30,22 @@ import asyncio
 import contextlib
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
-from mcpeek.inspector.analysis.flow import Flow
-from mcpeek.inspector.replay.replay_plan import (
+from mcpeek.inspector.replay.replay_ids import (
     UNSET,
-    ClientStep,
-    HttpStep,
     IdAllocator,
-    ReplayPlan,
     remap_cancel,
     retry_message,
-    too_deep,
     with_id,
 )
+from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep, ReplayPlan, too_deep
+from mcpeek.inspector.replay.replay_result import LiveAttempt, LiveFlow
+from mcpeek.inspector.replay.replay_transport import Outgoing, ReplayError, Transport
 
 NO_ANSWER_CODE = -32601
-
-
-class ReplayError(Exception):
-    """The live server cannot be started or reached: ``str()`` is for the user."""
-
-
-@dataclass
-class Outgoing:
-    """One thing to send: a JSON-RPC message (``data``) or a bare HTTP request."""
-
-    data: bytes | None
-    kind: str  # request, notification, response, http
-    method: str | None = None
-    name: str | None = None
-    step: ClientStep | HttpStep | None = None
-    # A request: the transport calls this when the exchange failed without a JSON-RPC
-    # response (an HTTP error status); True when that ended the wait for one.
-    failed: Callable[[str], bool] | None = None
-
-
-Deliver = Callable[[bytes], None]
-Closed = Callable[[str], None]
-
-
-class Transport(Protocol):
-    async def start(self, deliver: Deliver, closed: Closed) -> None:
-        """Connect (spawn the server); raise :class:`ReplayError` if it cannot be."""
-
-    async def send(self, item: Outgoing) -> None:
-        """Send one item; what the server answers comes back through ``deliver``."""
-
-    async def close(self) -> None:
-        """End the session (close stdin, stop the process, close connections)."""
-
-
-@dataclass
-class LiveAttempt:
-    index: int  # the recorded attempt it replays (0 for the first request)
-    live_id: int
-    request: dict[str, Any]
-    response: dict[str, Any] | None = None
-    problem: str | None = None  # why no response can come (e.g. "HTTP 501 Not Implemented")
-    timed_out: bool = False  # no response within the timeout
-    cut: bool = False  # still waiting (not timed out) when the server went away
-
-
-@dataclass
-class LiveFlow:
-    """What the live server did with one recorded client flow."""
-
-    recorded: Flow
-    attempts: list[LiveAttempt] = field(default_factory=list)
-    progress: int = 0
-    notes: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    stopped: bool = False  # the chain ended early (the live server needed no input)
 
 
 class Replayer:

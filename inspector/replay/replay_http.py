@@ -35,8 +35,8 @@ from mcpeek.inspector.proxy.http_wire import HEADER_CONTROL
 from mcpeek.inspector.proxy.sse import SseParser
 from mcpeek.inspector.records import Http, Msg, SeqRecord, text_fields
 from mcpeek.inspector.replay.credentials import CredentialPolicy
-from mcpeek.inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
 from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep
+from mcpeek.inspector.replay.replay_transport import Closed, Deliver, Outgoing, ReplayError
 
 ACCEPT = "application/json, text/event-stream"
 NOT_REPLAYED = frozenset(

@@ -19,7 +19,8 @@ cancellation still reaches a request in flight. A multi round-trip retry
 On HTTP each step keeps the headers its POST was recorded with and the
 session id it carried, so the transport can send the same headers with the
 live session id instead. Everything here is pure: it reads a loaded capture
-and returns values.
+and returns values. Giving a planned message its live ids is
+:mod:`~mcpeek.inspector.replay.replay_ids`'s.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from mcpeek.inspector.jsonrpc import deeper_than
 from mcpeek.inspector.records import AnyRecord, Http, Msg, wire_bytes
 from mcpeek.inspector.replay.canonical import request_key
 
-UNSET: Any = msgspec.UNSET
 #: Messages nested deeper are not replayed nor compared (copying and diffing walk
 #: them recursively); a real one nests a few dozen levels at most.
 MAX_DEPTH = 200
@@ -284,58 +284,3 @@ def decide_waits(steps: list[Step]) -> None:
             continue
         following = steps[position + 1 :]
         step.wait = not following or response.seq < following[0].seq
-
-
-class IdAllocator:
-    """New JSON-RPC ids for the live session: 1, 2, 3 … never reused, and the
-    mapping from recorded ids to live ones (the latest request with that id wins)."""
-
-    def __init__(self, start: int = 1) -> None:
-        self._next = start
-        self._live: dict[str, int] = {}
-
-    def allocate(self, recorded_id: Any) -> int:
-        live = self._next
-        self._next += 1
-        self._live[_id_key(recorded_id)] = live
-        return live
-
-    def live_id(self, recorded_id: Any) -> int | None:
-        return self._live.get(_id_key(recorded_id))
-
-
-def _id_key(value: Any) -> str:
-    # 1 and "1" are different ids: the key keeps the type.
-    return f"{type(value).__name__}:{value!r}"
-
-
-def with_id(message: dict[str, Any], live_id: Any) -> dict[str, Any]:
-    """A copy of a recorded request with its live id."""
-    out = copy.deepcopy(message)
-    out["id"] = live_id
-    return out
-
-
-def retry_message(message: dict[str, Any], live_id: Any, issued_state: Any) -> dict[str, Any]:
-    """A recorded MRTR retry, to send after the live server's ``input_required``:
-    its live id, and the ``requestState`` the live server issued (none when it
-    issued none: a client must not invent one). ``inputResponses`` stay as recorded."""
-    out = with_id(message, live_id)
-    params = out.get("params")
-    if isinstance(params, dict):
-        if issued_state is UNSET:
-            params.pop("requestState", None)
-        else:
-            params["requestState"] = issued_state
-    return out
-
-
-def remap_cancel(message: dict[str, Any], ids: IdAllocator) -> dict[str, Any]:
-    """A recorded ``notifications/cancelled`` naming the live id of its request."""
-    out = copy.deepcopy(message)
-    params = out.get("params")
-    if isinstance(params, dict) and "requestId" in params:
-        live = ids.live_id(params["requestId"])
-        if live is not None:
-            params["requestId"] = live
-    return out

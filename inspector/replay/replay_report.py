@@ -32,8 +32,8 @@ import msgspec
 
 from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.diff import MISSING, Difference, compare_responses
-from mcpeek.inspector.replay.replay import LiveFlow
 from mcpeek.inspector.replay.replay_plan import decode
+from mcpeek.inspector.replay.replay_result import LiveFlow
 
 SHOWN_DIFFERENCES = 30
 VALUE_WIDTH = 200

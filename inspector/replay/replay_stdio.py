@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 
 from mcpeek.inspector.records import Event, Msg, SeqRecord, Stderr, text_fields
-from mcpeek.inspector.replay.replay import Closed, Deliver, Outgoing, ReplayError
+from mcpeek.inspector.replay.replay_transport import Closed, Deliver, Outgoing, ReplayError
 
 LINE_LIMIT = 1 << 30  # no practical cap on one message's size
 Emit = Callable[[SeqRecord], None]

@@ -40,12 +40,14 @@ from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.loaded import load
 from mcpeek.inspector.replay.canonical import Pointer
 from mcpeek.inspector.replay.credentials import CredentialPolicy, recorded_origin
-from mcpeek.inspector.replay.replay import LiveFlow, Replayer, ReplayError
+from mcpeek.inspector.replay.replay import Replayer
 from mcpeek.inspector.replay.replay_http import HttpTransport
 from mcpeek.inspector.replay.replay_plan import ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_report import FlowReport, compare_flow
+from mcpeek.inspector.replay.replay_result import LiveFlow
 from mcpeek.inspector.replay.replay_select import select_flows
 from mcpeek.inspector.replay.replay_stdio import StdioTransport
+from mcpeek.inspector.replay.replay_transport import ReplayError
 from mcpeek.inspector.replay.tape import Tape
 
 DEFAULT_TIMEOUT = 10.0

@@ -213,7 +213,7 @@ class _Session:
 
     def run(self) -> int:
         from mcpeek.inspector.cli.recording import open_capture
-        from mcpeek.inspector.replay.replay import ReplayError
+        from mcpeek.inspector.replay.replay_transport import ReplayError
         from mcpeek.inspector.replay.rerun import ReplayTarget, run_plan
         from mcpeek.rules.engine import RuleEngine
 

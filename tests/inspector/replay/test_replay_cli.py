@@ -301,8 +301,8 @@ def test_writing_over_the_capture_being_replayed_is_refused(
 def test_a_failed_exchange_is_named_once(http_method: str, jsonrpc_method: str, said: str) -> None:
     from types import SimpleNamespace
 
-    from mcpeek.inspector.replay.replay import Outgoing
     from mcpeek.inspector.replay.replay_http import HttpTransport
+    from mcpeek.inspector.replay.replay_transport import Outgoing
 
     notes: list[str] = []
     transport = HttpTransport("http://127.0.0.1:1/mcp", lambda _r: None, on_note=notes.append)

@@ -9,9 +9,11 @@ from typing import Any
 
 from mcpeek.inspector.analysis import analyze
 from mcpeek.inspector.replay.canonical import parse_pointers
-from mcpeek.inspector.replay.replay import Closed, Deliver, LiveFlow, Outgoing, Replayer
+from mcpeek.inspector.replay.replay import Replayer
 from mcpeek.inspector.replay.replay_plan import ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_report import compare_flow, text_lines, write_json
+from mcpeek.inspector.replay.replay_result import LiveFlow
+from mcpeek.inspector.replay.replay_transport import Closed, Deliver, Outgoing
 from mcpeek.inspector.testing.records import RecordBuilder
 
 Message = dict[str, Any]

@@ -5,17 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcpeek.inspector.analysis import analyze
-from mcpeek.inspector.replay.replay_plan import (
+from mcpeek.inspector.replay.replay_ids import (
     UNSET,
-    ClientStep,
-    HttpStep,
     IdAllocator,
-    ReplayPlan,
-    build_plan,
     remap_cancel,
     retry_message,
     with_id,
 )
+from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep, ReplayPlan, build_plan
 from mcpeek.inspector.testing.records import RecordBuilder
 
 

@@ -13,9 +13,9 @@ from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.filters import compile_filter
 from mcpeek.inspector.loaded import load
 from mcpeek.inspector.records import Violation
-from mcpeek.inspector.replay.replay import ReplayError
 from mcpeek.inspector.replay.replay_plan import ClientStep, HttpStep, ReplayPlan, build_plan
 from mcpeek.inspector.replay.replay_select import SelectionError, matching_flows, select_flows
+from mcpeek.inspector.replay.replay_transport import ReplayError
 from mcpeek.inspector.replay.rerun import ReplayTarget, replay_flows
 from mcpeek.inspector.testing.records import RecordBuilder
 from tests.inspector.replay.test_replay_plan import legacy_capture
