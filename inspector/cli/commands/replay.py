@@ -180,7 +180,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _header(text: str) -> tuple[str, str]:
-    from mcpeek.inspector.replay.replay_http import header_problem
+    from mcpeek.inspector.replay.replay_headers import header_problem
 
     name, sep, value = text.partition(":")
     name, value = name.strip(" \t"), value.strip(" \t")
