@@ -9,14 +9,16 @@ or raises :class:`FilterError` with the column of the problem;
 rows. :func:`filter_help` and :data:`FILTER_SYNTAX` are the help screen.
 
 Modules: :mod:`~mcpeek.inspector.filters.base` (predicates, registry, errors),
+:mod:`~mcpeek.inspector.filters.shapes` and
 :mod:`~mcpeek.inspector.filters.operators` (the ``~x`` operators),
-:mod:`~mcpeek.inspector.filters.parser` (the grammar), and
+:mod:`~mcpeek.inspector.filters.parser` (the grammar),
+:mod:`~mcpeek.inspector.filters.compiled` (the compiled filter), and
 :mod:`~mcpeek.inspector.filters.helptext`. Headless: no UI toolkit is imported.
 """
 
 from mcpeek.inspector.filters.base import OPERATORS, FilterError, Operator
+from mcpeek.inspector.filters.compiled import Filter, compile_filter, filter_rows
 from mcpeek.inspector.filters.helptext import FILTER_SYNTAX, filter_help
-from mcpeek.inspector.filters.parser import Filter, compile_filter, filter_rows
 
 __all__ = [
     "FILTER_SYNTAX",

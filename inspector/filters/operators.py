@@ -1,7 +1,9 @@
 """The ``~x`` operators of the flow filter language, one small class each.
 
 Defining a class registers it (see :mod:`mcpeek.inspector.filters.base`); the order
-here is the order of the help screen. Conventions shared by all of them:
+here is the order of the help screen. The shapes several share (a regex over a
+field, a choice of fixed words, a flag) are in :mod:`~mcpeek.inspector.filters.shapes`.
+Conventions shared by all of them:
 
 - a REGEX argument is searched, not anchored (``^…$`` anchors it), and
   ignores case; a flow without the field (no method, no name, no latency, no
@@ -13,17 +15,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import ClassVar
 
 from mcpeek.inspector.analysis.flow import Flow
-from mcpeek.inspector.filters.base import (
-    BadArgument,
-    Memo,
-    Namespace,
-    Operator,
-    compile_regex,
-    is_plain,
-)
+from mcpeek.inspector.filters.base import BadArgument, Memo, Namespace, Operator, is_plain
+from mcpeek.inspector.filters.shapes import FieldChoice, FieldRegex, Flag, RegexOperator
 from mcpeek.inspector.records import Msg, Violation, wire_bytes
 
 STATUSES = (
@@ -49,25 +44,6 @@ COMPARISON = re.compile(r"(>=|<=|>|<)\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?", re.IGN
 def _decoded(record: Msg) -> str:
     """The text of a message that is not UTF-8 (``raw_b64``), for searching."""
     return wire_bytes(record).decode("utf-8", "replace")
-
-
-class RegexOperator(Operator):
-    """An operator whose argument is a REGEX."""
-
-    arg = "REGEX"
-
-    def setup(self, arg: str | None) -> None:
-        self.regex = compile_regex(arg or "", self.code)
-
-
-class FieldRegex(RegexOperator):
-    """A REGEX over one string field of the item (memoised per distinct value)."""
-
-    field: ClassVar[str]  # an expression, e.g. "flow.method"
-
-    def expression(self, ns: Namespace) -> str:
-        search = self.regex.search
-        return f"{ns.add(Memo(lambda value: search(value) is not None))}[{self.field}]"
 
 
 class Method(FieldRegex):
@@ -211,22 +187,6 @@ class Body(RegexOperator):
         return f"{ns.add(body)}(flow)"
 
 
-class FieldChoice(Operator):
-    """A field of the flow equals one of a few fixed words (case ignored)."""
-
-    field: ClassVar[str] = ""
-    choices: ClassVar[tuple[str, ...]] = ()
-
-    def setup(self, arg: str | None) -> None:
-        self.word = (arg or "").lower()
-        if self.word not in self.choices:
-            wanted = " or ".join(self.choices)
-            raise BadArgument(f"~{self.code} wants {wanted}", f"; got {arg!r}")
-
-    def expression(self, ns: Namespace) -> str:
-        return f"{self.field} == {ns.add(self.word)}"
-
-
 class Direction(FieldChoice):
     code = "d"
     arg = "c2s|s2c"
@@ -285,15 +245,6 @@ class Id(Operator):
             return False
 
         return f"{ns.add(ids)}(flow)"
-
-
-class Flag(Operator):
-    """An operator without argument: a fixed test of the item."""
-
-    test: ClassVar[str] = "True"  # an expression over ``item`` and ``flow``
-
-    def expression(self, ns: Namespace) -> str:
-        return self.test
 
 
 class Marked(Flag):

@@ -1,4 +1,4 @@
-"""From filter text to a :class:`Filter`: scanning, parsing, combining.
+"""From filter text to a Python expression: scanning, parsing, combining.
 
 A hand-written recursive-descent parser over the characters (no token list:
 what a word is depends on where it is, e.g. ``|`` ends a bare word but is part
@@ -18,17 +18,15 @@ backslash, any other backslash stays (so regex escapes pass unchanged).
 
 Each node becomes a Python expression (see :mod:`mcpeek.inspector.filters.base`);
 ``&``/``|`` chains are flat ``and``/``or``, ``!`` is ``not``, and the whole
-filter is compiled once into two functions: one that tests an item, one that
-loops over a list of items collecting row numbers. Errors are
+filter is compiled once into two functions (:mod:`~mcpeek.inspector.filters.compiled`):
+one that tests an item, one that loops over a list of items collecting row
+numbers. Errors are
 :class:`~mcpeek.inspector.filters.base.FilterError` with the 1-based column; no
 other exception escapes :func:`compile_filter`, whatever the text.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Sequence
-from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
 from mcpeek.inspector.filters import operators as _operators  # noqa: F401  (registers the operators)
@@ -39,12 +37,11 @@ from mcpeek.inspector.filters.base import (
     Memo,
     Namespace,
     Operator,
-    Predicate,
     quote,
 )
 
 if TYPE_CHECKING:
-    from mcpeek.inspector.views.session import FlowItem
+    pass
 
 MAX_DEPTH = 32  # nested parentheses
 OR, AND, UNARY = 0, 1, 2  # binding strength, for printing
@@ -238,67 +235,8 @@ class _Parser:
         raise self.error(f"unclosed quote {mark}", start)
 
 
-TEMPLATE = """\
-def match(item):
-    flow = item.flow
-    return True if {expr} else False
-
-def rows(items, start, end):
-    out = array("I")
-    append = out.append
-    for index, item in enumerate(islice(items, start, end), start):
-        flow = item.flow
-        if {expr}:
-            append(index)
-    return out
-"""
-
-
-class Filter:
-    """A compiled filter: call it on a :class:`FlowItem`; ``str()`` gives its canonical text."""
-
-    __slots__ = ("match", "rows", "shown", "source", "text")
-
-    def __init__(self, text: str, part: Part, ns: Namespace) -> None:
-        self.text = text
-        self.shown = part.shown
-        self.source = TEMPLATE.format(expr=part.expr)
-        scope = {**ns.values, "array": array, "islice": islice, "enumerate": enumerate}
-        try:
-            exec(compile(self.source, "<filter>", "exec"), scope)
-        except (SyntaxError, RecursionError, MemoryError, ValueError):  # pragma: no cover
-            raise FilterError("filter too complex", 1) from None
-        self.match: Predicate = scope["match"]
-        self.rows: Callable[[Sequence[FlowItem], int, int], array[int]] = scope["rows"]
-
-    def __call__(self, item: FlowItem) -> bool:
-        return self.match(item)
-
-    @property
-    def matches_everything(self) -> bool:
-        return not self.shown
-
-    def __str__(self) -> str:
-        return self.shown or "~a"
-
-    def __repr__(self) -> str:
-        return f"Filter({self.text!r})"
-
-
-def compile_filter(text: str) -> Filter:
-    """Compile filter text; raises :class:`FilterError` (and nothing else) when it is wrong."""
+def parse(text: str) -> tuple[Part, Namespace]:
+    """Parse filter text into its expression and the values the expression names;
+    raises :class:`FilterError` (and nothing else) when it is wrong."""
     parser = _Parser(text)
-    return Filter(text, parser.parse(), parser.ns)
-
-
-def filter_rows(filter: Filter, items: Sequence[FlowItem], start: int = 0) -> array[int]:
-    """The indexes (from ``start``) of the items the filter matches, as an ``array('I')``.
-
-    ``items`` may grow meanwhile (a live session): only the rows there at the
-    call are looked at.
-    """
-    end = len(items)
-    start = max(start, 0)
-    if filter.matches_everything:
-        return array("I", range(start, end))
-    return filter.rows(items, start, end)
+    return parser.parse(), parser.ns

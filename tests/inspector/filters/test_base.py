@@ -17,7 +17,7 @@ from mcpeek.inspector.filters.base import (
     is_plain,
     quote,
 )
-from mcpeek.inspector.filters.operators import FieldRegex, RegexOperator
+from mcpeek.inspector.filters.shapes import FieldRegex, RegexOperator
 
 
 def test_every_operator_is_registered_by_its_code() -> None:
