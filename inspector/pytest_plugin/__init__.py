@@ -29,7 +29,8 @@ from typing import Protocol
 
 import pytest
 
-from mcpeek.inspector.pytest_plugin.record import RECORD_MODES, McpRecord, record_mode
+from mcpeek.inspector.pytest_plugin.record import McpRecord
+from mcpeek.inspector.pytest_plugin.record_config import RECORD_MODES, record_mode
 from mcpeek.inspector.pytest_plugin.replay import McpReplay, ReplayMock
 from mcpeek.inspector.pytest_plugin.runs import PluginError
 
