@@ -1,11 +1,12 @@
 """A capture as a viewer sees it: flows as rows, their violations, a summary.
 
 :class:`SessionModel` is the data model behind ``mcpeek view`` (and any other
-front end): it is an :class:`~mcpeek.inspector.analysis.AnalysisListener` that turns
-the analyser's flows into :class:`FlowItem` rows, in the order the flows
-started, and attaches violations to them. It never imports a UI toolkit and
-does no I/O of its own; a loader feeds it records (from a file, following a
-growing file, or live) and a front end reads it.
+front end): it is an :class:`~mcpeek.inspector.analysis.AnalysisListener` that
+turns the analyser's flows into :class:`~mcpeek.inspector.views.flow_item.FlowItem`
+rows, in the order the flows started, and attaches violations to them. It
+never imports a UI toolkit and does no I/O of its own; a loader feeds it
+records (from a file, following a growing file, or live) and a front end
+reads it.
 
 Concurrency: one thread feeds (the loader), another reads (the UI). Appends
 and attribute updates are atomic under the GIL, and so are a deque's
@@ -34,49 +35,11 @@ from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation, 
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
 from mcpeek.inspector.records import Act, Event, Header, Http, Msg, Record, Stderr, Violation
 from mcpeek.inspector.surface import SurfaceListener
+from mcpeek.inspector.views.flow_item import SEVERITY_RANK, FlowItem
 from mcpeek.inspector.views.in_flight import InFlight
 
-SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
-
-
-class FlowItem:
-    """One row of the flow list: a flow, its violations, the user's mark and note."""
-
-    __slots__ = ("comment", "findings", "flow", "held", "marked", "version", "worst")
-
-    def __init__(self, flow: Flow) -> None:
-        self.flow = flow
-        self.version = 0  # bumped on every change: a view's cache key
-        self.findings: list[Violation] = []
-        self.worst: str | None = None  # highest severity among findings
-        self.marked = False
-        self.comment = ""
-        self.held: float | None = None  # seconds its answer has been held (--intercept)
-
-    def add_finding(self, finding: Violation) -> None:
-        self.findings.append(finding)
-        if self.worst is None or SEVERITY_RANK.get(finding.severity, 0) > SEVERITY_RANK.get(
-            self.worst, 0
-        ):
-            self.worst = finding.severity
-
-    def clear_findings(self) -> None:
-        self.findings = []
-        self.worst = None
-
-    @property
-    def message_kind(self) -> str:
-        """The kind of the flow's first message (``~k``): a request, or the lone
-        notification or response of a flow without request."""
-        flow = self.flow
-        if flow.attempts:
-            return "request"
-        orphan = flow.orphan
-        return (
-            "response"
-            if orphan is not None and orphan.kind in ("result", "error")
-            else ("notification")
-        )
+# FlowItem and SEVERITY_RANK are imported from here by the front ends and the filters.
+__all__ = ["SEVERITY_RANK", "Changes", "FlowItem", "SessionModel"]
 
 
 class Changes:
@@ -187,7 +150,6 @@ class SessionModel(AnalysisListener):
         if row is not None:
             self.items[row].version += 1
             self._changed.append(row)  # ended by the clock (unanswered): no message told
-            self._changed.append(row)
 
     # -- violations -----------------------------------------------------------------
     def _attach(self, finding: Violation) -> None:
