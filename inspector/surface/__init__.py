@@ -3,6 +3,7 @@
 - :mod:`.model`: the data (:class:`ConversationSurface`, :class:`Drift`, ...);
 - :mod:`.listen`: :class:`SurfaceListener` (an analysis listener) and
   :func:`read_surfaces` (a capture file through ``run_capture``);
+- :mod:`.tracker`: one conversation's listings, page by page, and their history;
 - :mod:`.usage`: used without being declared, declared and never used.
 
 ``mcpeek diff`` compares two captures' surfaces and traffic (:mod:`.compare`,
