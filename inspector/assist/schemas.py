@@ -6,12 +6,15 @@ violations are those of ``mcpeek show --format json`` and ``mcpeek lint
 --format json`` (docs/assistants.md).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+import msgspec
 from pydantic import ConfigDict, with_config
 
 # typing_extensions (a dependency of the SDK): pydantic needs its TypedDict below 3.12.
 from typing_extensions import TypedDict
+
+from mcpeek.inspector.views.flowline import FlowJson
 
 #: The SDK validates each answer against its schema and drops what the schema does not
 #: name: a field that show, lint or diff print tomorrow must reach the client as well.
@@ -48,24 +51,22 @@ class CaptureList(TypedDict):
     captures: list[CaptureSummary]
 
 
-@OPEN
-class FlowRow(TypedDict):
-    """A line of ``show --format json``, plus ``violations`` (a count) and ``worst``."""
+def _flow_row() -> Any:
+    """``FlowRow``: the fields of ``show --format json``'s line
+    (:class:`~mcpeek.inspector.views.flowline.FlowJson`, the one declaration of
+    them), then the row's own, so a field added to that line is in the schema too."""
+    fields = {field.name: field.type for field in msgspec.structs.fields(FlowJson)}
+    # The functional form: the fields are known at run time only.
+    row = cast(Any, TypedDict)("FlowRow", {**fields, "violations": int, "worst": str | None})
+    row.__doc__ = "A line of ``show --format json``, plus ``violations`` (a count) and ``worst``."
+    row.__module__ = __name__
+    return OPEN(row)
 
-    flow: int
-    method: str | None
-    name: str | None
-    ids: list[Any]
-    status: str
-    latency_ms: float | None
-    msgs: list[int]
-    chain: list[Any]
-    era: str | None
-    conversation: str
-    progress: int
-    late: bool
-    violations: int
-    worst: str | None
+
+if TYPE_CHECKING:  # a row as the type checker sees it: built from FlowJson below
+    FlowRow = dict[str, Any]
+else:
+    FlowRow = _flow_row()
 
 
 @OPEN

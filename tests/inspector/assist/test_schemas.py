@@ -8,18 +8,30 @@ longer be what the CLI prints.
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
 from pydantic import TypeAdapter
 
+from mcpeek.inspector.analysis import analyze
 from mcpeek.inspector.assist.schemas import DiffResult, FlowPage, FlowRow
+from mcpeek.inspector.assist.shapes import flow_row
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.views.flow_item import FlowItem
+from mcpeek.inspector.views.flowline import FlowJson
+
+
+def a_flow_row() -> dict[str, Any]:
+    """The row ``list_flows`` sends for a real flow (a tools/call and its result)."""
+    b = RecordBuilder()
+    b.request("tools/call", {"name": "get_weather", "arguments": {}}, id=3)
+    b.result(3, {"content": []})
+    (flow,) = analyze(b.records).flows or []
+    return flow_row(FlowItem(flow))
 
 
 def test_a_field_the_schema_does_not_name_is_kept() -> None:
-    row = {
-        "flow": 1, "method": "tools/list", "name": None, "ids": [1], "status": "complete",
-        "latency_ms": 1.0, "msgs": [1, 2], "chain": [], "era": "modern",
-        "conversation": "stdio", "progress": 0, "late": False, "violations": 0, "worst": None,
-        "added_later": {"by": "show"},
-    }  # fmt: skip
+    row = {**a_flow_row(), "added_later": {"by": "show"}}
     assert TypeAdapter(FlowRow).validate_python(row) == row
     page = {"capture": "c", "filter": "", "total": 1, "matched": 1, "offset": 0, "more": False}
     page["flows"] = [row]  # type: ignore[assignment]
@@ -31,3 +43,15 @@ def test_a_field_the_schema_does_not_name_is_kept() -> None:
     assert TypeAdapter(DiffResult).validate_python(diff) == diff
     schema = TypeAdapter(FlowRow).json_schema()
     assert schema.get("additionalProperties") is not False
+
+
+def test_a_flow_row_schema_names_exactly_what_flow_row_sends() -> None:
+    """FlowRow is built from show's FlowJson: every field of a real row is in the
+    schema by name (not only let through as an extra), in show's order, and the
+    schema names nothing a row lacks."""
+    row = a_flow_row()
+    schema = TypeAdapter(FlowRow).json_schema()
+    shown = [field.name for field in msgspec.structs.fields(FlowJson)]
+    assert list(schema["properties"]) == list(row) == [*shown, "violations", "worst"]
+    assert set(schema["required"]) == set(row)
+    assert TypeAdapter(FlowRow).validate_python(row) == row
