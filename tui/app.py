@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import threading
 import time
-from array import array
 from collections.abc import Callable, Collection
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from textual.widgets import Footer, Input, Static, Tabs
 from textual.worker import get_current_worker
 
 from mcpeek.inspector.act.control import control_path
-from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
 from mcpeek.inspector.views.in_flight import DEFAULT_SLOW
 from mcpeek.tui.actions import ActionCommands, bindings
 from mcpeek.tui.column_header import ColumnHeader
@@ -214,50 +212,6 @@ class McpeekApp(RerunActions, SessionTabs):
     def on_flow_list_columns_changed(self, message: FlowList.ColumnsChanged) -> None:
         self.column_header.refresh()
 
-    # -- filtering --------------------------------------------------------------------------
-    def set_filter(self, text: str) -> bool:
-        """Apply ``text`` as the current capture's filter; ``False`` if it does not parse
-        (the error is shown)."""
-        view = self.current
-        if view is None:
-            return True
-        try:
-            flt = compile_filter(text) if text.strip() else None
-        except FilterError as exc:
-            self.notify(str(exc), title="filter", severity="error", timeout=8)
-            return False
-        view.filter = flt
-        view.cursor_item = self.flow_list.current_item_index
-        view.stick = self.flow_list.follow
-        view.changed_meanwhile = set()
-        self.refilter(view)
-        return True
-
-    @work(thread=True, exclusive=True, group="filter")
-    def refilter(self, view: SessionView) -> None:
-        started = time.perf_counter()
-        count = len(view.model.items)
-        flt = view.filter
-        items = view.model.items[:count]
-        matches = filter_rows(flt, items) if flt else array("I", range(count))
-        elapsed = time.perf_counter() - started
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._filtered, view, matches, count, elapsed)
-
-    def _filtered(self, view: SessionView, matches: array[int], count: int, elapsed: float) -> None:
-        view.matches = matches
-        view.checked = count
-        meanwhile, view.changed_meanwhile = view.changed_meanwhile, None
-        if meanwhile:
-            view.refilter(meanwhile)
-        if view is self.current:
-            view.cursor_item = self.flow_list.current_item_index
-            view.stick = self.flow_list.follow
-            self.show_view(view)
-            self.apply_changes(view)
-            if view.filter is not None:
-                self.notify(f"{len(matches)} of {count} flows match ({elapsed * 1000:.0f} ms)")
-
     def on_flow_list_highlighted(self, message: FlowList.Highlighted) -> None:
         detail = self.detail
         item = message.item
@@ -274,31 +228,6 @@ class McpeekApp(RerunActions, SessionTabs):
 
     def on_flow_list_selected(self, message: FlowList.Selected) -> None:
         self.action_open_detail()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id != "query":
-            return
-        if self.query_mode == "filter":
-            if not self.set_filter(event.value):
-                event.input.add_class("-invalid")  # the text stays, to be corrected
-                return
-        elif self.query_mode == "search":
-            self.search_text = event.value
-        self.close_query()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.input.remove_class("-invalid")
-        if event.input.id == "query" and self.query_mode == "search":
-            self.search_text = event.value
-            self.search(1, from_current=True)
-
-    def close_query(self) -> None:
-        query = self.query_input
-        query.display = False
-        query.remove_class("-invalid")
-        self.remove_class("-query-open")
-        self.query_mode = ""
-        self.flow_list.focus()
 
     def update_status(self) -> None:
         """The status line, and the timers of the requests in flight (a live capture's)."""

@@ -1,37 +1,34 @@
 """What the keys do: the ``action_*`` methods of the viewer app.
 
 Declared in :mod:`mcpeek.tui.actions` (keys, titles, help), implemented here, as a
-mixin of :class:`mcpeek.tui.app.McpeekApp`, so the app module keeps to layout,
-loading and filtering.
+mixin of :class:`mcpeek.tui.app.McpeekApp`, so the app module keeps to layout
+and loading. The filter and search keys are :mod:`mcpeek.tui.query_actions`'s.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static, Tabs
-from textual.worker import get_current_worker
 
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.views.session import FlowItem
 from mcpeek.tui.detail import DetailPane
-from mcpeek.tui.display_rows import SUB_BITS
 from mcpeek.tui.export import flow_as_json, save_capture
 from mcpeek.tui.flow_list import FlowList
 from mcpeek.tui.handshake import HandshakeScreen
+from mcpeek.tui.query_actions import QueryActions
 from mcpeek.tui.screens import HelpScreen, PromptScreen, QuitScreen, SummaryScreen, ViolationsScreen
 
 if TYPE_CHECKING:
     from mcpeek.tui.session_view import SessionView
 
 
-class SessionActions(App[None]):
+class SessionActions(QueryActions):
     """The actions; the state and helpers they use are the app's (declared here)."""
 
     views: list[SessionView]
@@ -45,12 +42,6 @@ class SessionActions(App[None]):
     detail: DetailPane
     query_input: Input
     status_bar: Static
-
-    def set_filter(self, text: str) -> bool:
-        raise NotImplementedError
-
-    def close_query(self) -> None:
-        raise NotImplementedError
 
     def update_status(self) -> None:
         raise NotImplementedError
@@ -169,61 +160,6 @@ class SessionActions(App[None]):
             self.detail.open_tab("violations")  # what the user came for
 
         self.push_screen(ViolationsScreen(self.current.model), jump)
-
-    # -- filter and search ------------------------------------------------------------------
-    def _open_query(self, mode: str, value: str, placeholder: str) -> None:
-        query = self.query_input
-        self.query_mode = mode
-        query.placeholder = placeholder
-        query.value = value
-        query.display = True
-        self.add_class("-query-open")  # toasts make room for it
-        query.focus()
-
-    def action_filter(self) -> None:
-        current = self.current.filter.text if self.current and self.current.filter else ""
-        self._open_query("filter", current, "filter: ~m tools/call & !~s complete   (? for help)")
-
-    def action_search(self) -> None:
-        self._open_query("search", self.search_text, "search method, name, id")
-
-    def action_search_next(self) -> None:
-        self.search(1)
-
-    def action_search_previous(self) -> None:
-        self.search(-1)
-
-    def search(self, step: int, *, from_current: bool = False) -> None:
-        """Move to the next row (``step`` 1) or previous (-1) whose method, name or id
-        has the text. In a worker: typing into the search box must stay fluid over a
-        million rows (each keystroke cancels the previous search)."""
-        needle = self.search_text.lower()
-        flow_list = self.flow_list
-        if not needle or self.current is None or not flow_list.rows:
-            return
-        start = flow_list.cursor if from_current else flow_list.cursor + step
-        self._search(self.current.model.items, flow_list.rows, needle, start, step)
-
-    @work(thread=True, exclusive=True, group="search")
-    def _search(
-        self, items: list[FlowItem], rows: array[int], needle: str, start: int, step: int
-    ) -> None:
-        worker = get_current_worker()
-        count = len(rows)
-        for offset in range(count):
-            if offset % 20_000 == 0 and worker.is_cancelled:
-                return
-            row = (start + offset * step) % count
-            flow = items[rows[row] >> SUB_BITS].flow
-            if (
-                needle in (flow.method or "").lower()
-                or needle in (flow.name or "").lower()
-                or any(needle in str(i).lower() for i in flow.ids)
-            ):
-                self.call_from_thread(self.flow_list.move_to_row, row)
-                return
-        message = f"no flow matches {self.search_text!r}"
-        self.call_from_thread(self.notify, message, severity="warning")
 
     # -- sessions ---------------------------------------------------------------------------
     def action_next_session(self) -> None:

@@ -1,7 +1,7 @@
 """The captures as tabs: opening them, the capture directory, switching.
 
 A mixin of :class:`mcpeek.tui.app.McpeekApp` (like :mod:`mcpeek.tui.session_actions`), so
-the app module keeps to layout, loading and filtering.
+the app module keeps to layout and loading.
 
 Without files the app watches the capture directory, which need not exist
 yet (the viewer may start before any proxy ran; it creates nothing itself).
