@@ -1,8 +1,8 @@
 """The replay driver: send a plan's steps to a live server and collect its answers.
 
 :class:`Replayer` walks a :class:`~mcpeek.inspector.replay.replay_plan.ReplayPlan`
-step by step over a :class:`Transport` (stdio or Streamable HTTP; tests use
-a fake one). It gives every request a new id of its own, waits for the live
+step by step over a transport (stdio or Streamable HTTP; tests use a fake
+one). It gives every request a new id of its own, waits for the live
 response when the plan says so (``--timeout`` seconds at most), and:
 
 - sends a multi round-trip retry only when the live server asked for input
@@ -16,7 +16,8 @@ response when the plan says so (``--timeout`` seconds at most), and:
   has one right answer, gets ``{}``);
 - counts the live progress notifications of each flow (by progress token);
 - ends a request's wait at once when the transport says it failed (an HTTP
-  error status) or the server went away, and keeps why (:class:`LiveAttempt`).
+  error status) or the server went away, and keeps why
+  (:class:`~mcpeek.inspector.replay.replay_result.LiveAttempt`).
 
 The result is one :class:`~mcpeek.inspector.replay.replay_result.LiveFlow` per
 recorded client flow; comparing it with the recording is
