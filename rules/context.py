@@ -29,6 +29,11 @@ RESPONSE_KINDS = frozenset({"result", "error"})
 
 
 class MessageContext:
+    #: The conformance gate (mcpeek.rules.gate) proved this message conformant: the
+    #: engine skips the rules that are ``gated``; others may take it as read too. (A
+    #: class default: the engine sets it when the gate accepts.)
+    conformant = False
+
     if TYPE_CHECKING:  # the lazy members, as rules see them
         wire: bytes  # the message's exact bytes
         message: Message  # the careful decode (a batch member is found by its id)
@@ -67,9 +72,6 @@ class MessageContext:
         #: The message's method; for a response, the method of the request it answers.
         self.method = entry.method if entry.method is not None else flow.method
         self.is_response = entry.kind in RESPONSE_KINDS
-        #: The conformance gate (mcpeek.rules.gate) proved this message conformant: the
-        #: engine skips the rules that are ``gated``; others may take it as read too.
-        self.conformant = False
         self._decoder = decoder
         self._requests = requests
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import Rule
-from mcpeek.rules.gate import Gate
+from mcpeek.rules.gate import Check, Gate
 
 #: A message's (kind, method, era, transport, direction, protocol version).
 MessageKey = tuple[str, str | None, str | None, str, str, str | None]
@@ -29,11 +29,13 @@ RecordKey = tuple[type, bool, str | None]
 
 
 class MessageRules(NamedTuple):
-    """The rules for one kind of message: all of them, and those left when the gate
-    accepts it (``None``: no rule of these is gated, so the gate is not asked)."""
+    """The rules for one kind of message: all of them, those left when the gate
+    accepts it, and the gate's check of such a message (``None``: no rule of these is
+    gated, or the gate never accepts these messages, so it is not asked)."""
 
     every: list[Rule]
-    ungated: list[Rule] | None
+    ungated: list[Rule]
+    gate: Check | None
 
 
 class RecordRules(NamedTuple):
@@ -47,8 +49,8 @@ class RecordRules(NamedTuple):
 class Dispatch:
     """The rules of one engine, by hook, and the tables of which of them a hook reaches."""
 
-    def __init__(self, rules: list[Rule], *, gate: bool) -> None:
-        self._use_gate = gate
+    def __init__(self, rules: list[Rule], *, gate: Gate | None) -> None:
+        self._gate = gate
         self._message_rules = [r for r in rules if overrides(r, "on_message")]
         self._flow_rules = [r for r in rules if overrides(r, "on_flow_end")]
         self._record_rules = [r for r in rules if overrides(r, "on_record")]
@@ -73,8 +75,10 @@ class Dispatch:
             and (kind not in r.kind_methods or method in r.kind_methods[kind])
         ]
         ungated = [r for r in every if kind not in r.gated]
-        gated = len(ungated) < len(every) and self._use_gate and Gate.may_accept(kind, era)
-        found = self.message[key] = MessageRules(every, ungated if gated else None)
+        check = None
+        if len(ungated) < len(every) and self._gate is not None and Gate.may_accept(kind, era):
+            check = self._gate.check(era, version, kind, method, direction)
+        found = self.message[key] = MessageRules(every, ungated, check)
         return found
 
     def flow_end_rules(self, key: FlowKey) -> list[Rule]:

@@ -80,10 +80,9 @@ class RuleEngine(AnalysisListener):
         self.rules = [cls() for cls in chosen if cls.id not in ignored]
         self._decoder = MessageDecoder()
         # gate off: every rule on every message (what the verifying twin compares with)
-        self._index = Dispatch(self.rules, gate=gate)
+        self._index = Dispatch(self.rules, gate=Gate() if gate else None)
         self._current_flow: Flow | None = None  # the flow of the hook being run
         self._requests = RequestMemo()
-        self._gate = Gate()
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
         self._held = ServerEraHold()
         self._record: Record | None = None  # the record of the on_record hook being run
@@ -92,9 +91,10 @@ class RuleEngine(AnalysisListener):
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
-        era = self._forced_era or conversation.era
+        declared = conversation.declared  # (what the era properties read, without their calls)
+        era = self._forced_era or declared.era
         method = entry.method if entry.method is not None else flow.method
-        version = self.spec or conversation.protocol_version
+        version = self.spec or declared.protocol_version
         key = (entry.kind, method, era, conversation.transport, entry.dir, version)
         dispatch = self._index.message.get(key)
         if dispatch is None:
@@ -106,9 +106,10 @@ class RuleEngine(AnalysisListener):
             return
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
+        gate = dispatch.gate
         if (
-            dispatch.ungated is not None
-            and self._gate.accepts(entry.record.raw, era, version, entry.kind, method, entry.dir)
+            gate is not None
+            and gate(entry.record.raw)
             and (not ctx.is_response or plain_answer(flow))
         ):
             ctx.conformant = True
@@ -126,7 +127,7 @@ class RuleEngine(AnalysisListener):
                         self._emit(rule, finding, conversation, entries)
             except Exception as exc:  # a rule bug must not stop the others, nor the traffic
                 self._crashed(rule, exc, conversation, entry.seq)
-        if entry.kind == "request":
+        if entry.kind == "request" and "params" in ctx.__dict__:  # a rule decoded them
             self._requests.note(ctx)
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:

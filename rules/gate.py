@@ -44,7 +44,7 @@ LISTEN = "subscriptions/listen"
 GATED_KINDS = frozenset({"request", "notification", "result", "error"})
 GATED_ERAS = frozenset({"modern", "legacy"})
 
-Check = Callable[[str, int], bool]  # (the message's text, how many "_meta" it has)
+Check = Callable[[str | None], bool]  # the message's text (Msg.raw) → certainly conformant
 
 #: A typed decode skips unread what no model names, however deep; a decode into
 #: Python values (what the rules see) gives up past the interpreter's recursion
@@ -166,17 +166,22 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
         else:
             body = _with_meta(entry.result, _LegacyMeta, needed=False)
         decoder = msgspec.json.Decoder(_envelope(kind, "result", body, True))
-        return _checked(decoder, "result", entry.check_result)
+        hook = entry.check_result
+        if modern and hook is modern_models.check_result and not _cacheable(entry.result):
+            hook = None  # it asks only for the resultType the gate's model requires
+        return _checked(decoder, "result", hook)
     if kind == "request" and modern:
         if direction != "c2s":
             return None
         body = _with_meta(entry.params, _ModernRequestMeta, needed=True)
-        needed = True
-    else:
-        meta = _LegacyMeta if not modern else _ModernNotificationMeta
-        body = _with_meta(entry.params, meta, needed=False)
-        needed = entry.params_required
-    decoder = msgspec.json.Decoder(_envelope(kind, "params", body, needed))
+        decoder = msgspec.json.Decoder(_envelope(kind, "params", body, True))
+        hook = entry.check_params
+        if hook is modern_models.check_request_meta:
+            hook = None  # it asks only for the _meta fields _ModernRequestMeta requires
+        return _checked(decoder, "params", hook)
+    meta = _LegacyMeta if not modern else _ModernNotificationMeta
+    body = _with_meta(entry.params, meta, needed=False)
+    decoder = msgspec.json.Decoder(_envelope(kind, "params", body, entry.params_required))
     return _checked(decoder, "params", entry.check_params)
 
 
@@ -191,6 +196,10 @@ def _built(
         return None
 
 
+def _cacheable(model: type[Model]) -> bool:
+    return issubclass(model, modern_models.CacheableResult)
+
+
 def _checked(
     decoder: msgspec.json.Decoder[Any],
     member: str,
@@ -198,15 +207,30 @@ def _checked(
     *,
     metas_allowed: bool = True,
 ) -> Check:
-    def check(text: str, metas: int) -> bool:
+    """The whole check of one kind of message: what any text must show, then its decode.
+    (One function per kind, with everything it needs bound: the engine calls it on every
+    message of that kind.)"""
+    decode = decoder.decode
+
+    def check(text: str | None) -> bool:
+        # Not UTF-8 (kept as base64), a batch or a member of one, leading blanks, or a
+        # _meta below the top level (the typed _meta checks only the top one): the rules.
+        if text is None or text[:1] != "{":
+            return False
+        metas = text.count('"_meta"')
+        if metas > 1:
+            return False
+        if len(text) > 2 * MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
+            return False
         try:
-            message = decoder.decode(text)
+            body = getattr(decode(text), member)
+            if metas and (not metas_allowed or body is UNSET or body.meta is UNSET):
+                return False  # the one _meta is nested somewhere the models leave free-form
+            return body is UNSET or hook is None or hook(body, True) is None
         except msgspec.MsgspecError:
             return False
-        body = getattr(message, member)
-        if metas and (not metas_allowed or body is UNSET or body.meta is UNSET):
-            return False  # the one _meta is nested somewhere the models leave free-form
-        return body is UNSET or hook is None or hook(body, True) is None
+        except Exception:  # a model's own check tripping on odd input: let the rules judge
+            return False
 
     return check
 
@@ -219,7 +243,10 @@ def plain_answer(flow: Flow) -> bool:
     (whose result closes it)."""
     if flow.status == "orphan" or flow.era is None or flow.method == LISTEN:
         return False
-    return all(not attempt.duplicates for attempt in flow.attempts)
+    for attempt in flow.attempts:  # noqa: SIM110 (a loop: no generator built per response)
+        if attempt.duplicates:
+            return False
+    return True
 
 
 class Gate:
@@ -233,6 +260,22 @@ class Gate:
         """Whether messages of this kind in this era can ever pass (else it is not asked)."""
         return kind in GATED_KINDS and era in GATED_ERAS
 
+    def check(
+        self, era: str | None, version: str | None, kind: str, method: str | None, direction: str
+    ) -> Check | None:
+        """The check of the messages of this kind (``None``: the gate accepts none of them).
+        The engine keeps it in its dispatch row, so that a message costs one call."""
+        if era is None:
+            return None
+        key = (era, version, kind, method, direction)
+        check: Check | None = self._checks.get(key, _UNBUILT)
+        if check is _UNBUILT:
+            # Built once per version seen: spec_for picks the models the schema rules use.
+            if len(self._checks) >= MAX_CHECKS:
+                self._checks.clear()  # a capture of ever new version strings: start over
+            check = self._checks[key] = _built(version, era, kind, method, direction)
+        return check
+
     def accepts(
         self,
         text: str | None,
@@ -243,28 +286,8 @@ class Gate:
         direction: str,
     ) -> bool:
         """Whether the message with this text (``Msg.raw``) is certainly conformant."""
-        # Not UTF-8 (kept as base64), a batch or a member of one, leading blanks, or a
-        # _meta below the top level (the typed _meta checks only the top one): the rules.
-        if text is None or era is None or text[:1] != "{":
-            return False
-        metas = text.count('"_meta"')
-        if metas > 1:
-            return False
-        if len(text) > 2 * MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
-            return False
-        key = (era, version, kind, method, direction)
-        check: Check | None = self._checks.get(key, _UNBUILT)
-        if check is _UNBUILT:
-            # Built once per version seen: spec_for picks the models the schema rules use.
-            if len(self._checks) >= MAX_CHECKS:
-                self._checks.clear()  # a capture of ever new version strings: start over
-            check = self._checks[key] = _built(version, era, kind, method, direction)
-        if check is None:
-            return False
-        try:
-            return check(text, metas)
-        except Exception:  # a model's own check tripping on odd input: let the rules judge
-            return False
+        check = self.check(era, version, kind, method, direction)
+        return check is not None and check(text)
 
 
 _UNBUILT: Any = object()

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Instructions per message of ``mcpeek lint``, with every rule and with none (its floor).
+
+    python tests/bench/lint_instructions.py [--small N] [--large N] [--profile DIR] [--floor K]
+
+A plain script, not a test: it prints figures and asserts nothing. Wall-clock
+figures swing with whatever else the machine runs; an instruction count does
+not. It writes ``analyze.py``'s benchmark capture twice (``--small`` and
+``--large`` messages), runs ``python -m mcpeek lint --format json`` on each
+under valgrind's cachegrind (``--cache-sim=no``: instructions only), with
+every rule and with every rule ignored, and prints
+
+    (instructions(large) - instructions(small)) / (large - small)
+
+per message for both: the start-up (imports, building the rules and their
+decoders) is in both counts and cancels. The ratio floor / all rules is what
+issue #14's target is stated in (>= 0.4).
+
+``--profile DIR`` keeps the cachegrind output files of the large runs there
+(read them with ``cg_annotate``; Python's own frames show as the
+interpreter's C functions, so it says where in C, not in which rule).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mcpeek import rules
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import analyze  # the benchmark capture
+
+ROOT = analyze.ROOT
+PYTHON = sys.executable
+TOTAL = re.compile(rb"I\s+refs:\s+([\d,]+)")
+
+
+def instructions(capture: Path, *, no_rules: bool, keep: Path | None) -> int:
+    """Instructions cachegrind counts for one lint of ``capture``."""
+    ignored = [a for rule in rules.catalog() for a in ("--ignore", rule)] if no_rules else []
+    with tempfile.TemporaryDirectory(prefix="mcpeek-cg-") as tmp:
+        out = keep or Path(tmp) / "cachegrind.out"
+        argv = [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            f"--cachegrind-out-file={out}",
+            PYTHON,
+            "-m",
+            "mcpeek",
+            "lint",
+            "--format",
+            "json",
+            *ignored,
+            str(capture),
+        ]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, check=False)
+    found = TOTAL.search(done.stderr)
+    if found is None:
+        raise SystemExit(f"lint_instructions: no count from valgrind: {done.stderr[-400:]!r}")
+    return int(found.group(1).replace(b",", b""))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=8_000)
+    parser.add_argument("--large", type=int, default=16_000)
+    parser.add_argument("--profile", type=Path, help="keep the large runs' cachegrind files here")
+    parser.add_argument(
+        "--floor",
+        type=float,
+        metavar="K",
+        help="take the floor as K thousand instructions per message (from an earlier run) "
+        "instead of measuring it again: half the time, when only the rules changed",
+    )
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        print("lint_instructions: valgrind is not installed", file=sys.stderr)
+        return 2
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    per_message: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="mcpeek-cg-") as tmp:
+        sizes = {}
+        for name, wanted in (("small", args.small), ("large", args.large)):
+            path = Path(tmp) / f"{name}.jsonl"
+            sizes[name] = (path, analyze.write_capture(path, wanted)[0])
+        (small, n_small), (large, n_large) = sizes["small"], sizes["large"]
+        if args.floor is not None:
+            per_message["floor"] = args.floor * 1000
+        for label, no_rules in (("floor", True), ("all rules", False)):
+            if label in per_message:
+                continue
+            keep = None
+            if args.profile is not None:
+                keep = args.profile / ("floor.out" if no_rules else "rules.out")
+            lo = instructions(small, no_rules=no_rules, keep=None)
+            hi = instructions(large, no_rules=no_rules, keep=keep)
+            per_message[label] = (hi - lo) / (n_large - n_small)
+            print(f"{label:<10} {per_message[label] / 1000:8.1f}k instructions/message", flush=True)
+    ratio = per_message["floor"] / per_message["all rules"]
+    print(f"ratio      {ratio:8.3f}x  (floor / all rules; issue #14's target: >= 0.4)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
