@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mcpeek.inspector.analysis.channels import ChannelEndings
 from mcpeek.inspector.analysis.era import Declared
 from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
 from mcpeek.inspector.analysis.logs import TaskOwners, log_owner
@@ -40,7 +41,7 @@ NewFlow = Callable[[str, str, str | None], Flow]
 Ended = Callable[[Flow], None]
 
 
-class Conversation:
+class Conversation(ChannelEndings):
     def __init__(self, key: str, transport: str, new_flow: NewFlow, ended: Ended) -> None:
         self.key = key
         self.transport = transport
@@ -60,6 +61,9 @@ class Conversation:
         self.channel_flows: dict[str, Flow] = {}
         self.message_count = 0
         self.closed = False
+        #: What correlation peeked of the message being handled (its listeners may read
+        #: it while they hear of that message, instead of decoding the same members).
+        self.peeked = PeekEnvelope()
 
     @property
     def era(self) -> str | None:
@@ -73,6 +77,7 @@ class Conversation:
     def handle(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         """Correlate one decoded message; returns the flow it now belongs to."""
         self.message_count += 1
+        self.peeked = parts
         kind = entry.kind
         if kind in ("result", "error"):
             return self._response(entry, parts)
@@ -233,36 +238,6 @@ class Conversation:
         """Hand an ended flow out; keep only a bounded memory of its tokens."""
         self.pending.ended(flow)
         self._ended(flow)
-
-    def end_channel(self, channel: str, *, client_closed: bool = False) -> None:
-        """An HTTP exchange ended: its stream can carry nothing more.
-
-        A client closing a stream on which its request is still pending
-        cancels that request (2026-07-28 cancellation over Streamable HTTP).
-        """
-        flow = self.channel_flows.pop(channel, None)
-        if not client_closed or flow is None or flow.status != "pending":
-            return
-        if self.declared.era != "modern":
-            return  # 2025-11-25: a disconnect SHOULD NOT be read as a cancellation
-        for key, request in list(self.in_flight.items()):
-            if request[0] is flow:
-                self.pending.retire(key, request)
-        flow.status = "cancelled"
-        self._end(flow)
-
-    def end_unjudged(self, channel: str, status: str) -> None:
-        """End the requests HTTP exchange ``channel`` carried with ``status``, neither
-        in flight nor unanswered, so that no rule blames the server for them:
-        ``by-proxy`` (mcpeek answered itself: a 502 for an unreachable upstream, a
-        413) or ``undecoded`` (the server answered in a body mcpeek could not
-        decode: what it said is unknown)."""
-        self.channel_flows.pop(channel, None)
-        for key, (flow, attempt) in list(self.in_flight.items()):
-            if attempt.request.ch == channel and flow.status == "pending":
-                self.pending.retire(key, (flow, attempt))
-                flow.status = status
-                self._end(flow)
 
     def _alone(self, entry: Entry, status: str) -> Flow:
         flow = self._new_flow(self.key, entry.dir, entry.method)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from mcpeek.inspector.analysis.peek import EMPTY_PARAMS, EMPTY_RESULT, ParamsPeek, ResultPeek
 from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
@@ -46,6 +47,20 @@ def unread(ctx: MessageContext, member: str) -> bool:
     """Whether no rule has read the lazy ``member`` of this message yet: once one has,
     reading it again costs less than a look at the text."""
     return member not in ctx.__dict__
+
+
+def peeked_params(ctx: MessageContext) -> ParamsPeek | None:
+    """The members of the message's ``params`` that correlation read (a progress token
+    and value, a ``_meta``'s protocol fields…), during its hooks; ``None`` when it read
+    none (no params, params that are not an object, an odd ``_meta``): then decode."""
+    params = ctx.conversation.peeked.params
+    return params if type(params) is ParamsPeek and params is not EMPTY_PARAMS else None
+
+
+def peeked_result(ctx: MessageContext) -> ResultPeek | None:
+    """Likewise the members of a result that correlation read (``tools``, ``resultType``…)."""
+    result = ctx.conversation.peeked.result
+    return result if type(result) is ResultPeek and result is not EMPTY_RESULT else None
 
 
 def request_meta(ctx: MessageContext) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from mcpeek.inspector.analysis.peek import id_key
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._listens import OTHER_SIDE
-from mcpeek.rules.families._server import unread
+from mcpeek.rules.families._server import peeked_params, unread
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
 PROGRESS = f"{MODERN_SPEC}/basic/patterns/progress"
@@ -55,8 +55,15 @@ def progress_parts(ctx: MessageContext) -> tuple[Any, Any] | None:
     """``(token, progress)`` of a ``notifications/progress``; ``None`` without a token."""
     raw = ctx.entry.record.raw
     if raw is not None and raw[:1] == "{" and unread(ctx, "params"):
-        # One object (not a batch), its params not decoded yet: peek. What the peek
-        # cannot read (params not an object…) is left to the careful decode below.
+        # One object (not a batch), its params not decoded yet: what correlation peeked
+        # (the same two members, read as _PEEK reads them), or a peek of our own. What
+        # neither can read (params not an object…) is left to the careful decode below.
+        known = peeked_params(ctx)
+        if known is not None:
+            if known.progress_token is msgspec.UNSET:
+                return None  # schema.notification says so
+            progress = known.progress
+            return known.progress_token, None if progress is msgspec.UNSET else progress
         try:
             peeked = _PEEK.decode(raw).params
         except (msgspec.MsgspecError, UnicodeError, RecursionError):
