@@ -105,6 +105,15 @@ class Rule:
     #: gate (:mod:`mcpeek.rules.gate`) accepts the message, and keeps no state: the engine
     #: then skips it. Only for rules whose every check the gate's models imply.
     gated: ClassVar[frozenset[str]] = frozenset()
+    #: The kinds of message ``on_message`` has nothing to do with while :meth:`idle`
+    #: says so (a rule that only flushes what it holds on them): the engine then leaves
+    #: it out of those messages' rules, and asks again after any message or conversation
+    #: end it did see. Empty: always called.
+    idle_kinds: ClassVar[frozenset[str]] = frozenset()
+
+    def idle(self) -> bool:
+        """Whether ``on_message`` would do nothing on a message of ``idle_kinds`` now."""
+        return False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

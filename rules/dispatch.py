@@ -36,6 +36,20 @@ class MessageRules(NamedTuple):
     every: list[Rule]
     ungated: list[Rule]
     gate: Check | None
+    #: ``every`` and ``ungated`` without the rules that may be idle on these messages
+    #: (``Rule.idle_kinds``), for while they all are; ``None``: no such rule here.
+    resting: Resting | None = None
+    #: Some rule of ``every`` may go idle or wake up (``Rule.idle``) when called.
+    wakes: bool = False
+
+
+class Resting(NamedTuple):
+    """A message's rules while every rule that may be idle is (see :class:`MessageRules`)."""
+
+    every: list[Rule]
+    ungated: list[Rule]
+    #: some rule left in them may still wake up when called (idle on other kinds only)
+    wakes: bool
 
 
 class RecordRules(NamedTuple):
@@ -55,6 +69,8 @@ class Dispatch:
         self._flow_rules = [r for r in rules if overrides(r, "on_flow_end")]
         self._record_rules = [r for r in rules if overrides(r, "on_record")]
         self._end_rules = [r for r in rules if overrides(r, "on_conversation_end")]
+        #: the rules that may be idle on some messages (``Rule.idle_kinds``)
+        self.sleepers = [r for r in self._message_rules if r.idle_kinds]
         # The tables the engine reads first (a missing key: the method below builds it).
         self.message: dict[MessageKey, MessageRules] = {}
         self.flow_end: dict[FlowKey, list[Rule]] = {}
@@ -78,7 +94,15 @@ class Dispatch:
         check = None
         if len(ungated) < len(every) and self._gate is not None and Gate.may_accept(kind, era):
             check = self._gate.check(era, version, kind, method, direction)
-        found = self.message[key] = MessageRules(every, ungated, check)
+        sleepers = [r for r in every if r.idle_kinds]
+        resting = None
+        if any(kind in r.idle_kinds for r in sleepers):
+            awake = [r for r in every if kind not in r.idle_kinds]
+            still = any(r.idle_kinds for r in awake)
+            resting = Resting(awake, [r for r in ungated if kind not in r.idle_kinds], still)
+        found = self.message[key] = MessageRules(
+            every, ungated, check, resting, wakes=bool(sleepers)
+        )
         return found
 
     def flow_end_rules(self, key: FlowKey) -> list[Rule]:

@@ -88,6 +88,11 @@ class RuleEngine(AnalysisListener):
         self._record: Record | None = None  # the record of the on_record hook being run
         self._acted = ActedMessages()  # what mcpeek made or acted on (--fault, -s)
         self._proxy_rules = [r for r in self.rules if overrides(r, "on_proxy_answered")]
+        self._resting = True  # every rule that may be idle is (Rule.idle_kinds)
+
+    def _rest(self) -> None:
+        """After a hook of a rule that may be idle: whether every such rule now is."""
+        self._resting = all(rule.idle() for rule in self._index.sleepers)
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -104,6 +109,9 @@ class RuleEngine(AnalysisListener):
         rules = dispatch.every
         if not rules:
             return
+        resting = dispatch.resting if self._resting else None
+        if resting is not None:
+            rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
         gate = dispatch.gate
@@ -116,7 +124,7 @@ class RuleEngine(AnalysisListener):
             self.gate_accepted += 1
             if entry.kind == "request" and era is not None:  # (always: the gate needs it)
                 self._requests.accepted(entry.seq, era)
-            rules = dispatch.ungated
+            rules = dispatch.ungated if resting is None else resting.ungated
         # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule in rules:
             try:
@@ -129,6 +137,8 @@ class RuleEngine(AnalysisListener):
                 self._crashed(rule, exc, conversation, entry.seq)
         if entry.kind == "request" and "params" in ctx.__dict__:  # a rule decoded them
             self._requests.note(ctx)
+        if dispatch.wakes if resting is None else resting.wakes:
+            self._rest()
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
         era = self._forced_era or conversation.era
@@ -181,6 +191,7 @@ class RuleEngine(AnalysisListener):
         for rule in rules:
             self._run(rule, rule.on_conversation_end, (conversation,), conversation, [], fallback=0)
         self._held.drop(conversation)  # the server never showed it is modern
+        self._rest()
 
     def on_proxy_answered(self, exchange: str) -> None:
         for rule in self._proxy_rules:

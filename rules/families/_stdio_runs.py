@@ -96,12 +96,17 @@ class FramingScan(Rule):
     """
 
     transport = "stdio"
+    # a valid message only flushes held lines: with none held, nothing to do
+    idle_kinds = frozenset({"request", "notification", "result", "error"})
 
     report: str = ""
 
     def __init__(self) -> None:
         self._runs: dict[tuple[str, str], _Run] = {}
         self._fed_seq = -1
+
+    def idle(self) -> bool:
+        return not self._runs
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry

@@ -127,11 +127,16 @@ class CancelResponseAfterCancel(Rule):
     spec = f"{CANCELLATION}#behavior-requirements"
     kinds = frozenset({"notification", "result", "error"})
     kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {"notification": frozenset({CANCELLED})}
+    # an answer is judged only against a cancellation remembered: with none, no call
+    idle_kinds = frozenset({"result", "error"})
 
     def __init__(self) -> None:
         # conversation → (canceller's side, request id key) → cancel seq (bounded): a
         # cancelled flow has ended, its bytes are gone when the late answer comes
         self._cancels: dict[str, OrderedDict[tuple[str, Any], int]] = {}
+
+    def idle(self) -> bool:
+        return not any(self._cancels.values())
 
     def on_message(self, ctx: MessageContext) -> Findings:
         key = ctx.conversation.key

@@ -7,7 +7,8 @@ requests and notifications each side may send.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.analysis.capabilities import (
@@ -29,6 +30,11 @@ class CapabilityNotDeclared(Rule):
     summary = "a feature used that its owner did not declare in its capabilities"
     spec = f"{LIFECYCLE}#operation"
     kinds = frozenset({"request", "notification", "result"})
+    #: Of the results, only the server's capabilities are remembered.
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
+        "result": frozenset({"initialize", "server/discover"})
+    }
+    directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
     #: Only these methods are judged (or, for the results, remembered).
     methods = frozenset(
         {

@@ -112,10 +112,15 @@ class VersionDiscoverMissing(Rule):
     spec = f"{VERSIONING}#protocol-version-negotiation"
     kinds = frozenset({"result", "error"})
     directions: ClassVar[Mapping[str, str]] = {"result": "s2c", "error": "s2c"}
+    # a result is judged only after a -32601 to server/discover: with none, no call
+    idle_kinds = frozenset({"result"})
 
     def __init__(self) -> None:
         # conversation → (discover request seq, error seq)
         self._pending: dict[str, tuple[int, int]] = {}
+
+    def idle(self) -> bool:
+        return not self._pending
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
