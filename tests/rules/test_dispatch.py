@@ -59,3 +59,43 @@ def test_kind_methods_flow_filters_and_batch_records_spare_the_calls() -> None:
         ("record", "[]", None),  # the batch only
         ("flow_end", "ping", "unanswered"),
     ]
+
+
+def test_a_rule_is_left_out_of_the_messages_it_is_idle_on_while_it_says_it_is() -> None:
+    calls: list[tuple[str, int]] = []
+
+    class Holder(Rule):  # not registered: holds a request's seq until the next result
+        kinds = frozenset({"request", "result"})
+        idle_kinds = frozenset({"result"})
+
+        def __init__(self) -> None:
+            self.held: list[int] = []
+
+        def idle(self) -> bool:
+            return not self.held
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append((ctx.kind, ctx.seq))
+            if ctx.kind == "request" and ctx.method == "tools/call":
+                self.held.append(ctx.seq)
+            elif ctx.kind == "result":
+                self.held.clear()
+            return None
+
+    b = RecordBuilder()
+    b.request("ping", id=1)
+    b.result(1, {})  # nothing held: not called
+    b.request("tools/call", {"name": "a"}, id=2)
+    b.result(2, {"content": []})  # something held: called, and it lets go
+    b.request("ping", id=3)
+    b.result(3, {})  # idle again: not called
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Holder])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    seqs = [r.seq for r in b.records if isinstance(r, Msg)]
+    assert calls == [
+        ("request", seqs[0]),
+        ("request", seqs[2]),
+        ("result", seqs[3]),
+        ("request", seqs[4]),
+    ]
