@@ -118,6 +118,32 @@ def convert(value: Any, typ: Any) -> Any:
         raise msgspec.ValidationError(_unheld(str(exc))) from None
 
 
+def converted_problem(root: str, value: Any, typ: Any) -> Problem | None:
+    """What :func:`convert` of ``value`` to ``typ`` finds wrong, as a :func:`problem` under
+    ``root`` (``None``: nothing). Remembered by the value's JSON text: a server repeats
+    the same values (an MRTR server its input requests in every ``input_required``
+    result), and a conversion that fails costs tens of µs in raised errors each time."""
+    try:
+        text = msgspec.json.encode(value)
+    except (TypeError, ValueError, RecursionError):  # not encodable again: judged as it is
+        text = None
+    found = _converted_problem(text, typ) if text is not None else _problem_of(value, typ)
+    return None if found is None else Problem(root + found.path, found.text)
+
+
+@functools.lru_cache(maxsize=256)
+def _converted_problem(text: bytes, typ: Any) -> Problem | None:
+    return _problem_of(msgspec.json.decode(text), typ)
+
+
+def _problem_of(value: Any, typ: Any) -> Problem | None:
+    try:
+        convert(value, typ)
+    except msgspec.ValidationError as exc:
+        return problem("", exc, typ)
+    return None
+
+
 @functools.lru_cache(maxsize=512)
 def _holder(typ: Any) -> Any:
     return msgspec.defstruct("Held", [("value", typ)], gc=False)

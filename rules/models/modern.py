@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import msgspec
-
 from mcpeek.rules.models._base import (
     UNSET,
     Meta,
     Model,
     Problem,
     Unset,
-    convert,
+    converted_problem,
     json_type,
     named,
-    problem,
     required,
     sub,
 )
@@ -268,10 +265,9 @@ def check_input_required(result: Any, strict: bool) -> Problem | None:
     for key, value in result.inputRequests.items():
         if not strict and (not isinstance(value, dict) or value.get("method") not in INPUT_METHODS):
             continue  # mrtr.bad-input-request says so
-        try:
-            convert(value, InputRequest)
-        except msgspec.ValidationError as exc:
-            return problem(f"result.inputRequests[{key!r}]", exc, InputRequest)
+        found = converted_problem(f"result.inputRequests[{key!r}]", value, InputRequest)
+        if found is not None:
+            return found
     return None
 
 
