@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.analysis.peek import EMPTY_RESULT, ResultPeek
 from mcpeek.rules.context import MessageContext
 
 MAX_SHOWN = 5  # problems listed in one finding
@@ -59,7 +60,15 @@ def is_complete(result: Any) -> bool:
 
 
 def listed_tools(ctx: MessageContext) -> list[Any] | None:
-    """The ``tools`` array of a ``tools/list`` result, or ``None`` when there is none."""
+    """The ``tools`` array of a ``tools/list`` result, or ``None`` when there is none:
+    the one correlation read (it keeps the tools a conversation declared), unless the
+    result is decoded already or correlation could not read it."""
+    raw = ctx.entry.record.raw
+    if raw is not None and raw[:1] == "{" and "result" not in ctx.__dict__:
+        peeked = ctx.conversation.peeked.result
+        if type(peeked) is ResultPeek and peeked is not EMPTY_RESULT:
+            tools = peeked.tools
+            return tools if isinstance(tools, list) else None
     result = ctx.result
     tools = result.get("tools") if isinstance(result, dict) else None
     return tools if isinstance(tools, list) else None
