@@ -29,7 +29,7 @@ import msgspec
 
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
-from mcpeek.inspector.records import Act, Http, Msg, Record
+from mcpeek.inspector.records import Act, Msg, Record
 from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, LateFinding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo, is_batch
@@ -42,24 +42,16 @@ from mcpeek.rules.reported import (
     RULE_CRASHED,
     Reported,
     excerpt,
+    finding_direction,
     flag_line,
+    made_note,
     shown_id,
+    version_era,
 )
 from mcpeek.rules.spec_links import spec_for
 
 # The report shape lives in mcpeek.rules.reported; importers of the engine get it here too.
 __all__ = ["GATE_UNSOUND", "RULE_CRASHED", "Reported", "RuleEngine", "flag_line", "version_era"]
-
-
-def made_note(made: str) -> str:
-    """What a finding on a message mcpeek made says about it."""
-    return f"[mcpeek's doing ({made}: --fault, -s or --intercept), not the peer's]"
-
-
-def version_era(version: str | None) -> str | None:
-    if version is None:
-        return None
-    return "modern" if version >= "2026-07-28" else "legacy"
 
 
 class RuleEngine(AnalysisListener):
@@ -247,7 +239,7 @@ class RuleEngine(AnalysisListener):
     ) -> None:
         shown, method, msg_id, made = "", None, None, None
         offender: Entry | None = None
-        direction = self._direction(finding.msgs, entries)
+        direction = finding_direction(finding.msgs, entries, self._record)
         if finding.msgs:
             offending = finding.msgs[-1]
             for entry in entries:
@@ -292,19 +284,3 @@ class RuleEngine(AnalysisListener):
         if self.spec is not None:
             return self.spec
         return conversation.protocol_version if conversation is not None else None
-
-    def _direction(self, msgs: list[int], entries: list[Entry]) -> str | None:
-        """Which way the finding's latest message the engine knows of went: the
-        offending one, or (an HTTP status finding names the response record last)
-        the message just before it."""
-        record = self._record
-        for seq in reversed(msgs):
-            for entry in entries:
-                if entry.seq == seq:
-                    return entry.dir
-            if record is not None and getattr(record, "seq", None) == seq:
-                if isinstance(record, Msg):
-                    return record.dir
-                if isinstance(record, Http):
-                    return {"request": "c2s", "response": "s2c"}.get(record.phase)
-        return None

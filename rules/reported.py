@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from mcpeek.inspector.analysis import Entry
-from mcpeek.inspector.records import Violation
+from mcpeek.inspector.records import Http, Msg, Record, Violation
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -81,3 +81,30 @@ def excerpt(entry: Entry) -> str:
     """The start of a message's text, as a report shows it."""
     text = entry.wire().decode("utf-8", "replace")
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
+def made_note(made: str) -> str:
+    """What a finding on a message mcpeek made says about it."""
+    return f"[mcpeek's doing ({made}: --fault, -s or --intercept), not the peer's]"
+
+
+def version_era(version: str | None) -> str | None:
+    if version is None:
+        return None
+    return "modern" if version >= "2026-07-28" else "legacy"
+
+
+def finding_direction(msgs: list[int], entries: list[Entry], record: Record | None) -> str | None:
+    """Which way a finding's latest message the engine knows of went (one of the hook's
+    ``entries``, or the ``record`` of an ``on_record`` hook): the offending one, or (an
+    HTTP status finding names the response record last) the message just before it."""
+    for seq in reversed(msgs):
+        for entry in entries:
+            if entry.seq == seq:
+                return entry.dir
+        if record is not None and getattr(record, "seq", None) == seq:
+            if isinstance(record, Msg):
+                return record.dir
+            if isinstance(record, Http):
+                return {"request": "c2s", "response": "s2c"}.get(record.phase)
+    return None
