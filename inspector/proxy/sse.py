@@ -56,6 +56,8 @@ class SseParser:
             self._after_cr = False
             if chunk[0] == 0x0A:  # the LF of a CRLF split across chunks
                 start = 1
+        if not self._pieces:
+            start = self._whole_events(chunk, start, events)
         # The next LF and CR, each searched again only once passed: a chunk of
         # many short lines is still scanned once.
         lf = chunk.find(b"\n", start)
@@ -81,6 +83,48 @@ class SseParser:
         if start < size:
             self._pieces.append(chunk[start:] if start else chunk)
         return events
+
+    def _whole_events(self, chunk: bytes, start: int, events: list[SseEvent]) -> int:
+        """The fast path, for the usual stream: the lines of ``chunk`` from ``start``
+        up to its last blank line, when they all end alike in LF or in CRLF, split
+        at once (``bytes.split``) instead of found one by one. Returns where the
+        line-by-line parser goes on (``start`` when the path does not apply: a
+        blank line missing, or CR line ends mixed in)."""
+        last = chunk.rfind(b"\n\n", start)
+        if last >= 0:
+            region = chunk[start:last]
+            if b"\r" in region:
+                return start  # a CR ends some line here: line by line
+            after = last + 2
+            lines = region.split(b"\n")
+        else:
+            last = chunk.rfind(b"\r\n\r\n", start)
+            if last < 0:
+                return start
+            region = chunk[start:last]
+            ends = region.count(b"\r\n")
+            if region.count(b"\r") != ends or region.count(b"\n") != ends:
+                return start
+            after = last + 4
+            lines = region.split(b"\r\n")
+        del region
+        lines.append(b"")  # the blank line at ``last``
+        # The usual lines are read here, without a call each; any other goes to
+        # :meth:`_line`, which appends to the same ``self._data``.
+        data = self._data
+        for line in lines:
+            if line.startswith(b"data: "):
+                data.append(line[6:])
+            elif not line:
+                if data:
+                    events.append(SseEvent(b"\n".join(data), self._event, self._id, self._retry))
+                    data = self._data = []
+                self._event = None
+            elif line.startswith(b"event: "):
+                self._event = line[7:].decode("utf-8", "replace")
+            else:
+                self._line(line, events)
+        return after
 
     def finish(self) -> tuple[list[SseEvent], bytes]:
         """End of stream: the bytes of an event left unfinished (which SSE clients

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -97,3 +98,63 @@ def test_a_big_event_in_small_chunks_is_read_once() -> None:
     assert [(len(e.data), e.event) for e in got] == [(size, "message")]
     assert got[0].data == b"y" * size
     assert peak < 2.2 * size
+
+
+def _events(
+    parser: SseParser, pieces: list[bytes]
+) -> list[tuple[bytes, str | None, str | None, int | None]]:
+    got = []
+    for piece in pieces:
+        got += parser.feed(piece)
+    tail, leftover = parser.finish()
+    return [(e.data, e.event, e.id, e.retry) for e in got + tail] + [(leftover, None, None, None)]
+
+
+def _byte_by_byte(stream: bytes) -> list[tuple[bytes, str | None, str | None, int | None]]:
+    # One byte at a time no chunk holds a blank line whole: every line goes
+    # through the line-by-line parser, the reference for the fast path.
+    return _events(SseParser(), [stream[i : i + 1] for i in range(len(stream))])
+
+
+UNUSUAL = [
+    # BOM, comments, retry, id, multi-line data, a field without a colon
+    b"\xef\xbb\xbf: hello\nretry: 250\nid: 7\nevent: message\ndata: a\ndata:b\ndata\n\n"
+    b"data: {}\n\n: ping\n\nid\ndata: c\n\n\n\ndata: half",
+    # CRLF, then CR-only line ends, then LF again, in one stream
+    b"event: message\r\ndata: x\r\n\r\ndata: y\r\rdata: z\r\n\r\ndata: w\n\ndata: v\r\n\n",
+    # the usual stream, LF and CRLF
+    b'event: message\ndata: {"id":1}\n\nevent: message\ndata: {"id":2}\n\n',
+    b'event: message\r\ndata: {"id":1}\r\n\r\nevent: message\r\ndata: {"id":2}\r\n\r\n',
+    # a blank line that is a CRLF's second half at a chunk boundary, events whose
+    # name is cut, a data line with a lone CR in the middle
+    b"data: a\r\n\r\nevent: mes\rdata: b\r\n\ndata: c\n\r\n\n",
+]
+
+
+@pytest.mark.parametrize("stream", UNUSUAL)
+def test_a_stream_cut_at_every_byte_gives_the_same_events(stream: bytes) -> None:
+    expected = _byte_by_byte(stream)
+    assert _events(SseParser(), [stream]) == expected
+    for cut in range(1, len(stream)):
+        assert _events(SseParser(), [stream[:cut], stream[cut:]]) == expected, cut
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"data: a", b"data:b", b"data", b"event: e", b"id: 1", b"retry: 5", b": c", b""]
+        ),
+        max_size=12,
+    ),
+    st.lists(st.sampled_from([b"\n", b"\r", b"\r\n"]), min_size=1, max_size=12),
+    st.lists(st.integers(1, 40), min_size=1, max_size=6),
+)
+def test_any_mix_of_lines_and_line_ends_parses_as_line_by_line(lines, eols, cuts) -> None:  # type: ignore[no-untyped-def]
+    stream = b"".join(line + eols[i % len(eols)] for i, line in enumerate(lines))
+    pieces = []
+    at = i = 0
+    while at < len(stream):
+        pieces.append(stream[at : at + cuts[i % len(cuts)]])
+        at += cuts[i % len(cuts)]
+        i += 1
+    assert _events(SseParser(), pieces) == _byte_by_byte(stream)
