@@ -37,6 +37,7 @@ class Redactor:
     def __init__(self, extra_headers: Iterable[str] = ()) -> None:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
         self._secret_names: dict[str, bool] = {}
+        self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -89,6 +90,20 @@ class Redactor:
         elif isinstance(record, Stderr) and record.raw is not None:
             record.raw = self.detector.redact(record.raw) or record.raw
 
+    def _names(self, names: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+        """The lower-cased ``names`` of a header list, and whether any is a
+        credential's, remembered by the list of names: a client or server sends
+        the same headers in the same order in every exchange (bounded, should a
+        client send ever new ones)."""
+        known = self._header_lists.get(names)
+        if known is None:
+            if len(self._header_lists) >= _NAMES_REMEMBERED:
+                self._header_lists.clear()
+            lowered = tuple(name.lower() for name in names)
+            secret = any(self._is_secret(name) for name in lowered)
+            known = self._header_lists[names] = (lowered, secret)
+        return known
+
     def _is_secret(self, lname: str) -> bool:
         """:func:`is_secret_header`, remembered: a proxy sees the same few names
         in every exchange (bounded, should a client send ever new ones)."""
@@ -99,24 +114,34 @@ class Redactor:
             known = self._secret_names[lname] = is_secret_header(lname, self.extra_headers)
         return known
 
-    def headers(self, record: Http) -> None:
+    def headers(self, record: Http) -> bool:
         """Lower-case the header names of ``record`` and redact the values of
-        credential headers whole, and recognisable secrets in the others."""
+        credential headers whole, and recognisable secrets in the others.
+
+        Returns whether the headers are now all plain ASCII (the common case):
+        then they need no Base64 storing (:func:`~mcpeek.inspector.records.store_header_bytes`).
+        """
+        assert record.headers is not None
+        names, any_secret = self._names(tuple(name for name, _ in record.headers))
+        values = [value for _, value in record.headers]
+        # One scan of all the values together: most records have no secret
+        # there, and each value scanned alone would cost a scan each.
+        joined = "\n".join(values)
+        if not any_secret and not record.headers_b64 and not self.detector.spans(joined):
+            record.headers = list(zip(names, values, strict=True))  # the common case
+            return joined.isascii() and all(map(str.isascii, names))
+        self._redact_headers(record, names)
+        return False
+
+    def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:
+        """:meth:`headers` for a record with a credential header, a secret in a
+        value, or values stored in Base64."""
         assert record.headers is not None
         encoded = set(record.headers_b64 or ())
         values = header_bytes(record) if encoded else None
-        names = [name.lower() for name, _ in record.headers]
         secret = [self._is_secret(name) for name in names]
-        # One scan of the other values together: most records have no secret
-        # there, and each value scanned alone would cost a scan each.
         others = [v for (_, v), s in zip(record.headers, secret, strict=True) if not s]
         scan = bool(self.detector.spans("\n".join(others)))
-        if not scan and not any(secret):  # the common case: names lower-cased, no more
-            record.headers = [
-                (lname, v) for lname, (_, v) in zip(names, record.headers, strict=True)
-            ]
-            record.headers_b64 = sorted(encoded) or None
-            return
         headers = []
         for i, (lname, (_, value)) in enumerate(zip(names, record.headers, strict=True)):
             if secret[i]:

@@ -141,17 +141,19 @@ class CaptureWriter:
             raise self.error
         seq = self._next_seq
         now = 0.0
+        redactor = self._redactor
         for record in records:
             record.seq = seq
             seq += 1
             if not record.t:
                 now = now or round(time.time(), 6)
                 record.t = now
-            if self._redactor is not None:
-                self._redactor.record(record)
-            if isinstance(record, Http) and record.headers:
-                if self._redactor is not None:
-                    self._redactor.headers(record)
+            if redactor is not None:
+                redactor.record(record)
+            if type(record) is Http and record.headers:
+                if redactor is not None:
+                    if redactor.headers(record):
+                        continue  # all ASCII: nothing to store in Base64
                 else:
                     # Names lower-cased, as the format says, and plain ``str``s
                     # (msgspec refuses the ``istr`` names aiohttp hands over).

@@ -6,7 +6,7 @@ import base64
 from urllib.parse import unquote
 
 import aiohttp
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 HOP_BY_HOP = frozenset(
     {
@@ -25,11 +25,13 @@ HOP_BY_HOP = frozenset(
 
 def end_to_end(headers: CIMultiDict[str] | aiohttp.typedefs.LooseHeaders) -> CIMultiDict[str]:
     """The end-to-end headers: hop-by-hop ones and those ``Connection`` lists dropped."""
-    source = CIMultiDict(headers)
-    listed = {t.strip().lower() for v in source.getall("connection", []) for t in v.split(",")}
-    return CIMultiDict(
-        (k, v) for k, v in source.items() if k.lower() not in HOP_BY_HOP and k.lower() not in listed
+    # aiohttp's own (proxy) multidicts are read as they are: no copy per exchange.
+    source = (
+        headers if isinstance(headers, (CIMultiDict, CIMultiDictProxy)) else CIMultiDict(headers)
     )
+    listed = {t.strip().lower() for v in source.getall("connection", ()) for t in v.split(",")}
+    dropped = HOP_BY_HOP | listed if listed else HOP_BY_HOP
+    return CIMultiDict((k, v) for k, v in source.items() if k.lower() not in dropped)
 
 
 def basic_credentials(user: str | None, password: str | None) -> str | None:
