@@ -70,16 +70,17 @@ def plugin_patterns() -> list[re.Pattern[str]]:
 # 16 between two (or are caught by their member's name). Runs are found on
 # the text's bytes mapped through a table, at C speed: a regex costs ten times more.
 _TOKEN_CHARS_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
-# str.translate tables (ASCII text is mapped at C speed, without the copy an
+# A str.translate table (ASCII text is mapped at C speed, without the copy an
 # encode would make: a 16 MB message costs one 16 MB map, not two): token
-# characters become 1, the rest 0; the second also maps "." to 2 and ":" to 3,
-# the separators of the two patterns that have no literal (see _SHAPES).
-_RUN_TABLE = "".join("\x01" if chr(i) in _TOKEN_CHARS_ASCII else "\x00" for i in range(128))
+# characters become 1, "." 2 and ":" 3 (the separators of the two patterns
+# that have no literal, see _SHAPES), the rest 0. One map serves both the
+# runs and the shapes.
 _SHAPE_TABLE = "".join(
     "\x01" if chr(i) in _TOKEN_CHARS_ASCII else {".": "\x02", ":": "\x03"}.get(chr(i), "\x00")
     for i in range(128)
 )
 _RUN = "\x01" * 16
+_RUN_END = re.compile("[^\x01]")
 _OTHER_CANDIDATE = re.compile(r"PRIVATE KEY|://[^\s/@]+@")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
@@ -109,22 +110,23 @@ def candidates(text: str) -> list[tuple[int, int]]:
     return _scan(text)[0]
 
 
-def _scan(text: str) -> tuple[list[tuple[int, int]], bool]:
-    """:func:`candidates`, and whether ``text`` is ASCII."""
+def _scan(text: str) -> tuple[list[tuple[int, int]], bool, str]:
+    """:func:`candidates`, whether ``text`` is ASCII, and its map through
+    ``_SHAPE_TABLE`` (for the shapes, when a window is the whole text)."""
     ascii_text = text.isascii()
     # Not ASCII: characters past the table are kept as they are, never a 1.
-    marks = text.translate(_RUN_TABLE)
+    marks = text.translate(_SHAPE_TABLE)
     at = marks.find(_RUN)
     if at < 0:
-        return ([(0, len(text))] if _other_candidate(text) else []), ascii_text
+        return ([(0, len(text))] if _other_candidate(text) else []), ascii_text, marks
     if len(text) <= _WHOLE or not ascii_text or _other_candidate(text):
         # Short: one window would hold it all anyway. Not ASCII: a run's end is
-        # not found by looking for a 0.
-        return [(0, len(text))], ascii_text
+        # not found by looking for a non-token character.
+        return [(0, len(text))], ascii_text, marks
     windows: list[tuple[int, int]] = []
     while at >= 0:
-        end = marks.find("\x00", at)
-        end = len(marks) if end < 0 else end
+        found = _RUN_END.search(marks, at)
+        end = len(marks) if found is None else found.start()
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
             if windows and window[0] <= windows[-1][1]:
@@ -132,7 +134,7 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], bool]:
             else:
                 windows.append(window)
         at = marks.find(_RUN, end)
-    return windows, ascii_text
+    return windows, ascii_text, marks
 
 
 # The detector names the header line of a private key; the whole block goes.
@@ -175,32 +177,36 @@ class SecretDetector:
         # any of the others rules most texts out before testing them one by one.
         self._lower = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if lower]
         self._cased = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if not lower]
-        self._gate = re.compile("|".join(re.escape(lit) for lit, _ in self._cased))
+        self._gate = re.compile(_alternation([lit for lit, _ in self._cased]))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
         text that cannot hold one."""
-        windows, ascii_text = _scan(text)
+        windows, ascii_text, marks = _scan(text)
         if not windows:
             return []
         found = []
         if "PRIVATE KEY" in text:
             found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
-        for i in sorted(self._selected(_windows_text(text, windows), ascii_text)):
+        selected_in = _windows_text(text, windows)
+        if selected_in is not text:
+            marks = ""  # the windows' own map is made if a shape is to be looked for
+        for i in sorted(self._selected(selected_in, ascii_text, marks)):
             regex = self._patterns[i]
             for start, end in windows:
                 found.extend(_secret_span(text, m) for m in regex.finditer(text, start, end))
         return _merged(found) if found else found
 
-    def _selected(self, text: str, ascii_text: bool) -> set[int]:
-        """The patterns that may match in ``text``: those whose literal (or shape) it holds."""
+    def _selected(self, text: str, ascii_text: bool, marks: str = "") -> set[int]:
+        """The patterns that may match in ``text``: those whose literal (or shape) it
+        holds. ``marks``: ``text`` mapped through ``_SHAPE_TABLE``, if already made."""
         selected = set(self._always)
         if self._shaped:
-            marks = text.translate(_SHAPE_TABLE) if ascii_text else None
+            shapes = (marks or text.translate(_SHAPE_TABLE)) if ascii_text else None
             for i, shape in self._shaped:
-                if marks is None or shape in marks:  # not ASCII: as before
+                if shapes is None or shape in shapes:  # not ASCII: as before
                     selected.add(i)
-            del marks
+            del shapes, marks
         if self._lower:
             lowered = text.lower()
             for literal, indices in self._lower:
@@ -224,6 +230,24 @@ class SecretDetector:
             at = end
         pieces.append(text[at:])
         return "".join(pieces)
+
+
+def _alternation(literals: list[str]) -> str:
+    """A regex that matches any of ``literals``, as a tree of their common
+    prefixes (``A(?:C|KC|P)``): ``re`` tries one branch per first character
+    where a flat alternation tried them all, at every position of the text."""
+    if not literals:
+        return "(?!)"  # nothing to find
+    by_first: dict[str, list[str]] = {}
+    for literal in literals:
+        by_first.setdefault(literal[:1], []).append(literal[1:])
+    branches = []
+    for first, rests in sorted(by_first.items()):
+        if "" in rests:  # the literal ends here: a longer one it starts is implied
+            branches.append(re.escape(first))
+        else:
+            branches.append(re.escape(first) + _alternation(rests))
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 def _windows_text(text: str, windows: list[tuple[int, int]]) -> str:
