@@ -146,7 +146,9 @@ def open_beside(path: Path) -> tuple[int, Path]:
 
 def write_all(fd: int, data: bytes) -> None:
     """Hand all of ``data`` to the kernel (``os.write`` may take less than asked)."""
-    written = 0
+    written = os.write(fd, data)
+    if written == len(data):  # all but always, for a regular file: no view to make
+        return
     with memoryview(data) as view:
         while written < len(view):
             written += os.write(fd, view[written:])
