@@ -142,6 +142,36 @@ def test_header_values_that_are_not_utf8_are_kept_exactly(tmp_path: Path, redact
     assert response.headers[1] == ("x-weird", "//4=")  # the Base64 of the exact bytes
 
 
+def test_headers_with_nothing_to_redact_still_keep_odd_bytes(tmp_path: Path) -> None:
+    # No credential header and no secret: the redactor's cheap path, which must
+    # still leave the Base64 storing to the writer for a value that is not UTF-8.
+    path = tmp_path / "h.jsonl"
+    plain = [h for h in WEIRD_HEADERS if h[0] != b"Set-Cookie"]
+    headers = [(aiohttp_decoded(n), aiohttp_decoded(v)) for n, v in plain]
+    write(path, [Http(x="x1", phase="response", status=200, headers=headers)])
+    (back,) = read_records(path)[1]
+    assert back.headers_b64 == [1]
+    assert header_bytes(back) == [(n.decode().lower(), v) for n, v in plain]
+
+
+def test_the_same_header_names_with_a_secret_value_are_redacted(tmp_path: Path) -> None:
+    # What a recording remembers about a list of header names must not stand for
+    # the values: the second request, with a token in a plain header, is redacted.
+    path = tmp_path / "h.jsonl"
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    names = ("Accept", "X-Trace")
+    write(
+        path,
+        [
+            Http(x=f"x{i}", phase="request", headers=list(zip(names, ("*/*", value), strict=True)))
+            for i, value in enumerate(("abc", token))
+        ],
+    )
+    first, second = read_records(path)[1]
+    assert first.headers == [("accept", "*/*"), ("x-trace", "abc")]
+    assert second.headers[1][1].startswith("<redacted sha256:")
+
+
 def test_aiohttp_header_names_are_recorded_without_redaction(tmp_path: Path) -> None:
     # aiohttp hands over ``istr`` names, which msgspec cannot encode: the records
     # (and the messages written with them) were lost with --no-redact.
