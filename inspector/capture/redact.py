@@ -37,7 +37,7 @@ class Redactor:
     def __init__(self, extra_headers: Iterable[str] = ()) -> None:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
         self._secret_names: dict[str, bool] = {}
-        self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+        self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -90,18 +90,19 @@ class Redactor:
         elif isinstance(record, Stderr) and record.raw is not None:
             record.raw = self.detector.redact(record.raw) or record.raw
 
-    def _names(self, names: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
-        """The lower-cased ``names`` of a header list, and whether any is a
-        credential's, remembered by the list of names: a client or server sends
-        the same headers in the same order in every exchange (bounded, should a
-        client send ever new ones)."""
+    def _names(self, names: tuple[str, ...]) -> tuple[tuple[str, ...], bool, bool]:
+        """The lower-cased ``names`` of a header list, whether any is a
+        credential's, and whether all are ASCII, remembered by the list of names:
+        a client or server sends the same headers in the same order in every
+        exchange (bounded, should a client send ever new ones)."""
         known = self._header_lists.get(names)
         if known is None:
             if len(self._header_lists) >= _NAMES_REMEMBERED:
                 self._header_lists.clear()
-            lowered = tuple(name.lower() for name in names)
-            secret = any(self._is_secret(name) for name in lowered)
-            known = self._header_lists[names] = (lowered, secret)
+            lowered = tuple([name.lower() for name in names])
+            secret = any([self._is_secret(name) for name in lowered])
+            known = (lowered, secret, "".join(names).isascii())
+            self._header_lists[names] = known
         return known
 
     def _is_secret(self, lname: str) -> bool:
@@ -121,15 +122,16 @@ class Redactor:
         Returns whether the headers are now all plain ASCII (the common case):
         then they need no Base64 storing (:func:`~mcpeek.inspector.records.store_header_bytes`).
         """
-        assert record.headers is not None
-        names, any_secret = self._names(tuple(name for name, _ in record.headers))
-        values = [value for _, value in record.headers]
+        if not record.headers:
+            return True
+        given, values = zip(*record.headers, strict=True)  # names and values, at C speed
+        names, any_secret, ascii_names = self._names(given)
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
         joined = "\n".join(values)
         if not any_secret and not record.headers_b64 and not self.detector.spans(joined):
             record.headers = list(zip(names, values, strict=True))  # the common case
-            return joined.isascii() and all(map(str.isascii, names))
+            return ascii_names and joined.isascii()
         self._redact_headers(record, names)
         return False
 

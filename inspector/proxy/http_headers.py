@@ -31,7 +31,7 @@ def end_to_end(headers: CIMultiDict[str] | aiohttp.typedefs.LooseHeaders) -> CIM
     )
     listed = {t.strip().lower() for v in source.getall("connection", ()) for t in v.split(",")}
     dropped = HOP_BY_HOP | listed if listed else HOP_BY_HOP
-    return CIMultiDict((k, v) for k, v in source.items() if k.lower() not in dropped)
+    return CIMultiDict([(k, v) for k, v in source.items() if k.lower() not in dropped])
 
 
 def basic_credentials(user: str | None, password: str | None) -> str | None:
