@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
+import time
 from typing import Literal
 
 import msgspec
@@ -174,6 +175,13 @@ class Act(SeqRecord, tag="act", kw_only=True):
 AnyRecord = Header | Msg | Http | Stderr | Event | Violation | Act
 
 KNOWN_KINDS = frozenset({"header", "msg", "http", "stderr", "event", "violation", "act"})
+
+
+def clock() -> float:
+    """Now, as a record's ``t``: Unix time in seconds, to the microsecond (cut,
+    not rounded: ``round(time.time(), 6)`` cost five times as much, on every
+    batch a relay records)."""
+    return time.time_ns() // 1000 / 1_000_000
 
 
 def text_fields(data: bytes) -> tuple[str | None, str | None]:

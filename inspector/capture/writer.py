@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from mcpeek.inspector import __version__
 from mcpeek.inspector.capture.files import open_beside, open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
-from mcpeek.inspector.records import Header, Http, SeqRecord, store_header_bytes
+from mcpeek.inspector.records import Header, Http, SeqRecord, clock, store_header_bytes
 
 
 def redact_value(value: str | bytes) -> str:
@@ -146,7 +145,7 @@ class CaptureWriter:
             record.seq = seq
             seq += 1
             if not record.t:
-                now = now or round(time.time(), 6)
+                now = now or clock()
                 record.t = now
             if redactor is not None:
                 redactor.record(record)

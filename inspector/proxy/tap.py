@@ -10,10 +10,9 @@ EOF is emitted with ``partial`` set, so the wire can be rebuilt exactly.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
-from mcpeek.inspector.records import Direction, Event, Msg, SeqRecord, Stderr, text_fields
+from mcpeek.inspector.records import Direction, Event, Msg, SeqRecord, Stderr, clock, text_fields
 
 Emit = Callable[[Sequence[SeqRecord]], None]
 
@@ -74,7 +73,7 @@ class StdioTap:
         lines = self._splitters[direction].feed(chunk)
         if not lines:
             return
-        t = round(time.time(), 6)
+        t = clock()
         self.message_count += len(lines)
         records = [_msg(direction, line, t, partial=False) for line in lines]
         del lines  # a 16 MB line's bytes go before it is redacted and encoded
@@ -83,7 +82,7 @@ class StdioTap:
     def stderr(self, chunk: bytes) -> None:
         lines = self._splitters["stderr"].feed(chunk)
         if lines:
-            t = round(time.time(), 6)
+            t = clock()
             self._emit([Stderr(t=t, raw=raw, raw_b64=b64) for raw, b64 in map(text_fields, lines)])
 
     def eof(self, stream: str) -> None:
@@ -91,7 +90,7 @@ class StdioTap:
         tail = self._splitters[stream].finish()
         if tail is None:
             return
-        t = round(time.time(), 6)
+        t = clock()
         if stream == "stderr":
             raw, raw_b64 = text_fields(tail)
             self._emit([Stderr(t=t, raw=raw, raw_b64=raw_b64, partial=True)])
@@ -109,7 +108,7 @@ class StdioTap:
         partial: bool = False,
     ) -> None:
         """One line the acting relay delivered, after ``before`` (what it did)."""
-        record = _msg(direction, line, round(time.time(), 6), partial=partial)
+        record = _msg(direction, line, clock(), partial=partial)
         record.made = made
         self.message_count += 1
         self._emit([*before, record])
