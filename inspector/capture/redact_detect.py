@@ -14,10 +14,12 @@ text that may hold a secret, and most messages have none.
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
 
 from mcpeek.inspector.capture.redact_literals import required_literals
 from mcpeek.inspector.capture.redact_rules import marker
+from mcpeek.inspector.capture.redact_runs import TOKEN_CHARS_ASCII, long_runs
 
 # Module and class of each plugin used. Imported when a detector is built,
 # not with this module: detect-secrets takes a few hundred milliseconds to
@@ -67,18 +69,15 @@ def plugin_patterns() -> list[re.Pattern[str]]:
 # private-key header and a password in a URL. "/" is left out of the class:
 # with it, every method name ("notifications/initialized") and URL path made
 # a run, and the Base64 secrets that hold one are long enough to keep a run of
-# 16 between two (or are caught by their member's name). Runs are found on
-# the text's bytes mapped through a table, at C speed: a regex costs ten times more.
-_TOKEN_CHARS_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
-# str.translate tables (ASCII text is mapped at C speed, without the copy an
-# encode would make: a 16 MB message costs one 16 MB map, not two): token
-# characters become 1, the rest 0; the second also maps "." to 2 and ":" to 3,
-# the separators of the two patterns that have no literal (see _SHAPES). A
-# short text is mapped once, through the second, for its runs and shapes both;
-# a long one through the first, whose runs end at the next 0 (found by memchr).
-_RUN_TABLE = "".join("\x01" if chr(i) in _TOKEN_CHARS_ASCII else "\x00" for i in range(128))
+# 16 between two (or are caught by their member's name). Runs are found in
+# the text mapped through a table, at C speed (a regex costs ten times more):
+# token characters become 1, the rest 0; the second table also maps "." to 2
+# and ":" to 3, the separators of the two patterns that have no literal (see
+# _SHAPES). A short text is mapped once, through the second, for its runs and
+# shapes; a long ASCII one slice by slice (.redact_runs), any other through the first.
+_RUN_TABLE = "".join("\x01" if chr(i) in TOKEN_CHARS_ASCII else "\x00" for i in range(128))
 _SHAPE_TABLE = "".join(
-    "\x01" if chr(i) in _TOKEN_CHARS_ASCII else {".": "\x02", ":": "\x03"}.get(chr(i), "\x00")
+    "\x01" if chr(i) in TOKEN_CHARS_ASCII else {".": "\x02", ":": "\x03"}.get(chr(i), "\x00")
     for i in range(128)
 )
 _RUN = "\x01" * 16
@@ -116,27 +115,34 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], bool, str]:
     map through ``_SHAPE_TABLE`` (``""`` for a long one)."""
     ascii_text = text.isascii()
     short = len(text) <= _WHOLE
+    if ascii_text and not short:
+        return _long_windows(text), True, ""
     # Not ASCII: characters past the table are kept as they are, never a 1.
     marks = text.translate(_SHAPE_TABLE if short else _RUN_TABLE)
-    at = marks.find(_RUN)
-    if at < 0:
+    if _RUN not in marks:
         return ([(0, len(text))] if _other_candidate(text) else []), ascii_text, ""
-    if short or not ascii_text or _other_candidate(text):
-        # Short: one window would hold it all anyway. Not ASCII: a run's end is
-        # not found by looking for a 0.
-        return [(0, len(text))], ascii_text, marks if short else ""
+    # Short: one window would hold it all anyway. Not ASCII: a run's end is
+    # not found by looking for a 0.
+    return [(0, len(text))], ascii_text, marks if short else ""
+
+
+def _long_windows(text: str) -> list[tuple[int, int]]:
+    """The windows of a long ASCII text: around each run, with some context."""
+    runs = long_runs(text)
+    first = next(runs, None)
+    if _other_candidate(text):
+        return [(0, len(text))]
+    if first is None:
+        return []
     windows: list[tuple[int, int]] = []
-    while at >= 0:
-        end = marks.find("\x00", at)
-        end = len(marks) if end < 0 else end
+    for at, end in itertools.chain((first,), runs):
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
             if windows and window[0] <= windows[-1][1]:
                 windows[-1] = (windows[-1][0], window[1])
             else:
                 windows.append(window)
-        at = marks.find(_RUN, end)
-    return windows, ascii_text, ""
+    return windows
 
 
 # The detector names the header line of a private key; the whole block goes.

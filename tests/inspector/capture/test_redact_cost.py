@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcpeek.inspector.capture.redact_detect import SecretDetector
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
+from mcpeek.inspector.capture.redact_runs import long_runs
 from mcpeek.inspector.capture.redact_text import _FIELD_HINTS, _has_field_hint
 
 # A run of token characters (a UUID, a progress token, padding) made every
@@ -97,3 +101,31 @@ def test_a_big_message_selects_patterns_by_its_windows_only() -> None:
     secret = blob + token + '"}}'
     assert detector.spans(secret) == [(len(blob), len(blob) + len(token))]
     assert ran and all("ghp" in pattern or "gh" in pattern for pattern in ran)
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "Z9", "_-+=", " ", ".", ":", "/", "x" * 15, "y" * 17]), max_size=40
+    ),
+    st.integers(1, 40),
+)
+def test_runs_found_slice_by_slice_are_the_runs_of_the_whole_text(pieces, step) -> None:  # type: ignore[no-untyped-def]
+    # Runs that cross a slice's edge, begin or end on one, or span several
+    # slices are found as in the whole text (a regex over it, the reference).
+    text = "".join(pieces)
+    expected = [m.span() for m in re.finditer(r"[A-Za-z0-9_+=-]{16,}", text)]
+    assert list(long_runs(text, step)) == expected
+
+
+def test_a_long_text_s_windows_come_from_its_runs() -> None:
+    # Beyond the size scanned whole: windows around the runs only (a run in the
+    # middle of a megabyte, one across the first 1 MiB slice's edge).
+    filler = ". " * (1 << 19)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    text = filler + token + filler[: (1 << 20) - len(token) - 8] + token + filler
+    windows = candidates(text)
+    assert len(windows) == 2
+    for (start, end), at in zip(
+        windows, (len(filler), text.index(token, len(filler) + 1)), strict=True
+    ):
+        assert start <= at and at + len(token) <= end and end - start < len(token) + 200
