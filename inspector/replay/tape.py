@@ -24,7 +24,6 @@ old capture stays as it was.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +37,7 @@ from mcpeek.inspector.records import (
     Http,
     Msg,
     SeqRecord,
+    clock,
     text_fields,
 )
 
@@ -89,7 +89,7 @@ class Tape:
         """Number, stamp, write and check one record (a write error stops the file only)."""
         if self.closed:
             return  # late traffic of a session already ended
-        record.t = record.t or round(time.time(), 6)
+        record.t = record.t or clock()
         direction = _direction(record)
         if not self.started:  # an HTTP exchange's end was sent by nobody
             sent = direction if not isinstance(record, Http) or record.phase != "end" else None
