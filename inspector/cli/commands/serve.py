@@ -150,7 +150,10 @@ class ServeCommand(Command):
         say = _Say(args.quiet)
         checks = _ClientChecks(say)
         listeners = [] if args.no_check else [checks.engine()]
-        tape = Tape(transport=transport, writer=writer, listeners=listeners)
+        # The session has started once the client said something: a mock that
+        # never served (a port taken, a forward server that cannot start) leaves
+        # no capture, and an old one that --force was to replace stays as it was.
+        tape = Tape(transport=transport, writer=writer, listeners=listeners, started_by="c2s")
         checks.tape = tape
         try:
             if listen is None:
@@ -158,10 +161,12 @@ class ServeCommand(Command):
             else:
                 self._http(server, tape, listen, args, say)
         except OSError as exc:
-            if writer is not None and writer.record_count == 0:
-                writer.discard()  # it never served: nothing worth a capture
+            tape.discard()
             where = f"--listen {args.listen}" if listen else "stdio"
             raise UsageError(f"{where}: {exc.strerror or exc}") from None
+        except BaseException:
+            tape.discard()  # keeps the capture of a session that had started
+            raise
         finally:
             tape.close()
             if tape.error is not None:

@@ -175,6 +175,13 @@ def test_a_server_that_cannot_start_leaves_no_capture(tmp_path: Path) -> None:
     assert list((tmp_path / "home").iterdir()) == []
 
 
+def test_a_mock_whose_forward_server_cannot_start_leaves_no_capture(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    proc = mcpeek(["serve", str(CAPTURE), "-w", "FILE", "--", "/no/such/server"], path)
+    refused(proc, "cannot start /no/such/server")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_port_taken_leaves_no_capture(tmp_path: Path) -> None:
     path = tmp_path / "cap.jsonl"
     with socket.socket() as taken:
@@ -207,6 +214,8 @@ def _failed_starts(port: int) -> dict[str, list[str]]:
         "http": [*http, "--force", "-w", "FILE"],
         "serve": ["serve", str(CAPTURE), *listen, "--force", "-w", "FILE"],
         "replay": ["replay", str(CAPTURE), "--force", "-w", "FILE", "--", "/no/such/server"],
+        # A mock whose forward server cannot start never served.
+        "serve-forward": ["serve", str(CAPTURE), "--force", "-w", "FILE", "--", "/no/such/server"],
         # Runs that start their child or their connection but never hear the server:
         # the first record written (the request sent) must not replace the old capture.
         "replay-unreachable": [
@@ -221,7 +230,8 @@ def _failed_starts(port: int) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize(
-    "command", ["stdio", "http", "serve", "replay", "replay-unreachable", "replay-exits"]
+    "command",
+    ["stdio", "http", "serve", "serve-forward", "replay", "replay-unreachable", "replay-exits"],
 )
 def test_force_keeps_the_old_capture_when_the_run_fails_to_start(
     command: str, tmp_path: Path
