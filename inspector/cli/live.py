@@ -99,6 +99,11 @@ class LiveChecks:
                 *python_module_argv("mcpeek.inspector.cli.live_worker", *self._args),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
+                # Its own process group: the terminal's Ctrl-C (and a signal sent to
+                # the proxy's group) never reaches it, not even mid-import, where it
+                # would die with a traceback. The proxy stops it on every exit
+                # (finish, abort), and it ends on its stdin's EOF if the proxy is killed.
+                process_group=0,
             )
         except OSError as exc:
             self._say(f"live checks unavailable: {exc}; run mcpeek lint on the capture")

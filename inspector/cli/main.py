@@ -61,6 +61,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` names; its exit status. Ctrl-C at any point, from
+    the loading of the command on, ends it with 130 and no traceback."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(argv: Sequence[str] | None) -> int:
     gctune.for_this_process()
     memtune.return_big_blocks()
     words = list(sys.argv[1:] if argv is None else argv)
@@ -80,8 +89,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"mcpeek: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:  # `mcpeek rules | head`: the reader has seen enough
         _stdout_to_devnull()
         return 0

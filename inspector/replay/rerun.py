@@ -114,8 +114,8 @@ def run_plan(
     except ReplayError:
         tape.discard()  # the server was never reached: nothing worth a capture
         raise
-    except BaseException:
-        tape.close()
+    except BaseException:  # Ctrl-C too: before the server answered, the old capture stays
+        tape.discard()
         raise
     if replayer.closed_reason is not None and replayer.answered == 0:
         tape.discard()
