@@ -28,7 +28,7 @@ from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
-from mcpeek.inspector.cli.urls import check_http_url, without_password
+from mcpeek.inspector.cli.urls import check_http_url, is_own_address, without_password
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console, library_logs
@@ -200,9 +200,11 @@ class HttpCommand(Command):
                     asyncio.run(proxy())
                 else:
                     asyncio.run(_with_viewer(proxy(), stop, ready, path, slow))
-        except OSError as exc:
+        except (OSError, UsageError) as exc:
             if not ready.is_set():
-                writer.discard()  # it never listened: no capture to keep
+                writer.discard()  # it never listened (or not for long): no capture to keep
+            if isinstance(exc, UsageError):
+                raise
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
             writer.close()
@@ -252,6 +254,12 @@ async def _serve(
         server = site._server
         sockets = getattr(server, "sockets", None) or []
         actual = sockets[0].getsockname()[1] if sockets else port
+        if is_own_address(upstream, host, actual):  # checked on the port bound (:0 too)
+            await runner.cleanup()
+            raise UsageError(
+                f"--upstream {without_password(upstream)} is mcpeek's own --listen address: "
+                "each request would be relayed back to mcpeek, without end"
+            )
         guard.port = actual
         shown_host = f"[{host}]" if ":" in host else host
         relay.public_origin = f"http://{shown_host}:{actual}"
