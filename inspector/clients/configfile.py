@@ -18,6 +18,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -32,13 +33,25 @@ STATE_SUFFIX = ".mcpeek-wrap.json"
 def read_config(path: Path) -> str:
     """The config's text; ConfigError when it is missing, unreadable or not UTF-8."""
     try:
-        data = path.read_bytes()
+        # Non-blocking: opening a FIFO waits for a writer otherwise (and reading a
+        # device never ends); only a regular file is read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | O_CLOEXEC)
     except FileNotFoundError:
         raise ConfigError("no such file") from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a config file") from None
     except OSError as exc:
         raise ConfigError(exc.strerror or str(exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ConfigError("is a directory, not a config file")
+        if not stat.S_ISREG(mode):
+            raise ConfigError("is not a regular file (a FIFO or a device?), not a config file")
+        with open(fd, "rb", closefd=False) as file:
+            data = file.read()
+    except OSError as exc:
+        raise ConfigError(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

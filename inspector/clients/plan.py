@@ -64,12 +64,31 @@ def _servers(
         for label, table in client.tables(root)
         for server in table.value.members  # type: ignore[union-attr]
     ]
+    _refuse_duplicates(found)
     if names is not None:
         missing = sorted(set(names) - {server.key for _, server in found})
         if missing:
             raise ConfigError(f"no server named {', '.join(missing)} in this config")
         found = [(label, server) for label, server in found if server.key in names]
     return found
+
+
+def _refuse_duplicates(servers: list[tuple[str, Member]]) -> None:
+    """A key twice in a server map, or in a server's entry, is a malformed config:
+    JSON readers keep one or the other, and what wrap edits and unwrap restores by
+    name would no longer be one entry (unwrap would not give the bytes back)."""
+    seen: set[tuple[str, str]] = set()
+    for label, server in servers:
+        if (label, server.key) in seen:
+            raise ConfigError(f"{label}: the server {server.key!r} is there twice; keep one")
+        seen.add((label, server.key))
+        if isinstance(server.value, Object):
+            keys = [member.key for member in server.value.members]
+            twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+            if twice is not None:
+                raise ConfigError(
+                    f"{label}: the server {server.key!r} has {twice!r} twice; keep one"
+                )
 
 
 def survey(text: str, client: Client, state: WrapState | None = None) -> list[Server]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.cli.main import main
-from tests.conftest import needs
+from tests.conftest import mcpeek_argv, needs
 
 SAMPLES = Path(__file__).parents[2] / "data" / "clients"
 
@@ -121,6 +121,13 @@ def test_a_malformed_config_is_refused_in_one_line_and_left_untouched(
         (["wrap", "--list", "cursor", "--dry-run"], "--list takes no other option"),
         (["wrap", "--list", "--config", "{good}"], "needs the CLIENT"),
         (["unwrap", "vscode", "--config", "{binary}"], "not UTF-8"),
+        (["wrap", "cursor", "--config", "/dev/null"], "/dev/null: is not a regular file"),
+        (["unwrap", "cursor", "--config", "/dev/null"], "/dev/null: is not a regular file"),
+        # A key twice: wrap and unwrap would not know which entry is meant (and unwrap
+        # would not give the same bytes back).
+        (["wrap", "claude-desktop", "--config", "{dup}"], "the server 'a' is there twice"),
+        (["unwrap", "claude-desktop", "--config", "{dup}"], "the server 'a' is there twice"),
+        (["wrap", "claude-desktop", "--config", "{dup_field}"], "'a' has 'args' twice"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(
@@ -131,16 +138,38 @@ def test_bad_input_exits_2_with_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     (tmp_path / "binary.json").write_bytes(b'{"servers": {"\xff": 1}}')
+    twice = '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}'
+    (tmp_path / "dup.json").write_text(twice)
+    (tmp_path / "dup_field.json").write_text('{"mcpServers": {"a": {"args": [], "args": []}}}')
     names = {
+        "dup": str(tmp_path / "dup.json"),
+        "dup_field": str(tmp_path / "dup_field.json"),
         "missing": str(tmp_path / "nope.json"),
         "dir": str(tmp_path),
         "good": str(desktop),
         "binary": str(tmp_path / "binary.json"),
     }
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     assert main([a.format(**names) for a in args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mcpeek: ") and err.count("\n") == 1
     assert message.format(**names) in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # left untouched
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("command", ["wrap", "unwrap"])
+def test_a_fifo_config_is_refused_without_waiting_for_a_writer(
+    command: str, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "mcp.json"
+    os.mkfifo(fifo)
+    # A subprocess: the old reader waited for a writer forever.
+    argv = mcpeek_argv(command, "claude-desktop", "--config", str(fifo))
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    reason = "is not a regular file (a FIFO or a device?), not a config file"
+    assert proc.stderr == f"mcpeek: {fifo}: {reason}\n"
 
 
 def test_an_unknown_client_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
