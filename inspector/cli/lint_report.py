@@ -63,6 +63,17 @@ def write_text(results: Sequence[FileResult], out: TextIO) -> None:
         print(file=out)
 
 
+def write_problems(results: Sequence[FileResult], err: TextIO) -> None:
+    """The read problems (a truncated last line, a bad record) as ``mcpeek: note:`` lines.
+
+    The machine formats have no place for them on stdout (JSON lines keep one
+    shape), so without this a corrupt capture would pass CI without a trace.
+    """
+    for result in results:
+        for problem in result.problems:
+            print(f"mcpeek: note: {result.path}: {problem}", file=err)
+
+
 def write_json(results: Sequence[FileResult], out: TextIO) -> None:
     # One encoder for every line: json.dumps with any non-default option builds a new
     # JSONEncoder per call, which cost lint as much as encoding the line did.
@@ -127,11 +138,29 @@ def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out
                     }
                 },
                 "results": sarif_results,
+                "invocations": [sarif_invocation(results)],
             }
         ],
     }
     json.dump(doc, out, indent=2, ensure_ascii=False)
     out.write("\n")
+
+
+def sarif_invocation(results: Sequence[FileResult]) -> dict[str, object]:
+    """The run's invocation: lint did run, and the read problems are its notifications."""
+    notifications = [
+        {
+            "level": "note",
+            "message": {"text": problem},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": result.path}}}],
+        }
+        for result in results
+        for problem in result.problems
+    ]
+    invocation: dict[str, object] = {"executionSuccessful": True}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return invocation
 
 
 def write_junit(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
@@ -166,5 +195,8 @@ def write_junit(results: Sequence[FileResult], rules: dict[str, type[Rule]], out
                 f"type={quoteattr(fired[0].severity)}>{escape(text)}</failure>\n"
                 f"    </testcase>\n"
             )
+        if result.problems:  # read problems: not a rule's failure, but never silent
+            notes = "\n".join(f"note: {problem}" for problem in result.problems)
+            out.write(f"    <system-err>{escape(notes)}</system-err>\n")
         out.write("  </testsuite>\n")
     out.write("</testsuites>\n")

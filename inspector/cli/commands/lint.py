@@ -79,6 +79,7 @@ class LintCommand(Command):
             FileResult,
             write_json,
             write_junit,
+            write_problems,
             write_sarif,
             write_text,
         )
@@ -134,6 +135,8 @@ class LintCommand(Command):
             out.flush()
         except BrokenPipeError:  # `mcpeek lint ... | head`: the reader has seen enough
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if args.format != "text":  # text prints them in its report, as "note:" lines
+            write_problems(results, sys.stderr)
         if any(r.error is not None for r in results):
             return 2
         if hidden_failing:

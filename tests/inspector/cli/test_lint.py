@@ -189,3 +189,43 @@ def test_a_message_nested_too_deep_is_not_json(
     assert ("jsonrpc.version", 2) in found
     assert not any(rule.startswith("inspector.") for rule, _ in found)
     assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "junit"])
+def test_machine_formats_do_not_hide_read_problems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """A truncated last line is noted on stderr, and in SARIF and JUnit themselves."""
+    path = good_capture(tmp_path)
+    with path.open("ab") as capture:
+        capture.write(b'{"seq":3,"t":0.1,"type":"msg"')  # cut short: the disk filled
+    assert main(["lint", "--format", fmt, str(path)]) == 0
+    out, err = capsys.readouterr()
+    notes = [line for line in err.splitlines() if line.startswith(f"mcpeek: note: {path}: ")]
+    assert len(notes) == 1 and "line 4" in notes[0]
+    if fmt == "json":
+        assert out == ""  # stdout keeps one shape: violations only
+    elif fmt == "sarif":
+        invocation = json.loads(out)["runs"][0]["invocations"][0]
+        assert invocation["executionSuccessful"] is True
+        [notification] = invocation["toolExecutionNotifications"]
+        assert "line 4" in notification["message"]["text"]
+        uri = notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert uri == str(path)
+    else:
+        suite = ET.fromstring(out).find("testsuite")
+        assert suite is not None
+        system_err = suite.find("system-err")
+        assert system_err is not None and "line 4" in (system_err.text or "")
+        assert suite.get("failures") == "0"
+
+
+def test_text_notes_read_problems_in_its_report_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = good_capture(tmp_path)
+    with path.open("ab") as capture:
+        capture.write(b'{"seq":3,"t":0.1,"type":"msg"')
+    assert main(["lint", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "  note: line 4" in out and err == ""
