@@ -35,6 +35,7 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.replay.per_kind import PerKind
 from mcpeek.inspector.replay.replay_ids import (
     UNSET,
     IdAllocator,
@@ -71,6 +72,8 @@ class Replayer:
         self._current: LiveFlow | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._decoder = msgspec.json.Decoder()
+        # Notes a flooding server would cause per line: a few per kind, the rest counted.
+        self._noted = PerKind()
 
     async def run(self) -> list[LiveFlow]:
         await self.transport.start(self._deliver, self._closed)
@@ -88,7 +91,13 @@ class Replayer:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(task, self.timeout)
             await self.transport.close()
+            for kind, more in self._noted.unsaid():
+                self.on_note(f"{kind} {more} more time{'s' if more != 1 else ''} (not noted each)")
         return [self.flows[f.number] for f in self.plan.flows]
+
+    def _note(self, kind: str, what: object) -> None:
+        if self._noted.admit(kind):
+            self.on_note(f"{kind}: {what!r}")
 
     # -- sending ------------------------------------------------------------------
     async def _step(self, step: ClientStep) -> None:
@@ -204,14 +213,14 @@ class Replayer:
         try:
             value = self._decoder.decode(data)
         except msgspec.DecodeError:
-            self.on_note(f"the live server sent something that is not JSON: {data[:80]!r}")
+            self._note("the live server sent something that is not JSON", data[:80])
             return
         except RecursionError:
             deep = True
         else:
             deep = too_deep(data, value)
         if deep:
-            self.on_note(f"the live server sent JSON nested too deeply to read: {data[:80]!r}")
+            self._note("the live server sent JSON nested too deeply to read", data[:80])
             return
         for message in value if isinstance(value, list) else [value]:
             if isinstance(message, dict):
@@ -234,7 +243,7 @@ class Replayer:
             live_id = message.get("id")
             entry = self._pending.get(live_id) if type(live_id) is int else None
             if entry is None or entry[1].response is not None:
-                self.on_note(f"the live server answered unknown id {message.get('id')!r}")
+                self._note("the live server answered an unknown id", message.get("id"))
                 return
             self.answered += 1
             entry[1].response = message

@@ -24,8 +24,9 @@ A flow is the same when it has neither differences nor problems.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import IO, Any
 
 import msgspec
@@ -37,6 +38,7 @@ from mcpeek.inspector.replay.replay_result import LiveFlow
 
 SHOWN_DIFFERENCES = 30
 VALUE_WIDTH = 200
+EMPTY: Mapping[str, int] = MappingProxyType({})  # no rule's flags were left unshown
 
 
 @dataclass
@@ -208,15 +210,23 @@ def summary_line(reports: Sequence[FlowReport], violations: int) -> str:
 
 
 def write_text(
-    reports: Sequence[FlowReport], violations: Sequence[str], notes: Sequence[str], out: IO[str]
+    reports: Sequence[FlowReport],
+    violations: Sequence[str],
+    notes: Sequence[str],
+    out: IO[str],
+    *,
+    unshown: Mapping[str, int] = EMPTY,
 ) -> None:
+    """``unshown``: per rule, the violations found beyond those in ``violations``."""
     for note in notes:
         out.write(f"note: {note}\n")
     for report in reports:
         out.write("\n".join(text_lines(report)) + "\n")
     for line in violations:
         out.write(f"{line}\n")
-    out.write(summary_line(reports, len(violations)) + "\n")
+    for rule, more in unshown.items():
+        out.write(f"mcpeek: {rule}: {more} more flag{'s' if more != 1 else ''} not printed\n")
+    out.write(summary_line(reports, len(violations) + sum(unshown.values())) + "\n")
 
 
 def write_json(
@@ -224,7 +234,10 @@ def write_json(
     violations: Sequence[dict[str, Any]],
     notes: Sequence[str],
     out: IO[str],
+    *,
+    unshown: Mapping[str, int] = EMPTY,
 ) -> None:
+    """``unshown``: per rule, the violations found beyond those in ``violations``."""
     encoder = msgspec.json.Encoder()
     for report in reports:
         out.write(encoder.encode(report.to_json()).decode() + "\n")
@@ -235,7 +248,9 @@ def write_json(
         "kind": "summary",
         "flows": len(reports),
         "different": differing,
-        "violations": len(violations),
+        "violations": len(violations) + sum(unshown.values()),
         "notes": list(notes),
     }
+    if unshown:
+        summary["unshown"] = dict(unshown)
     out.write(encoder.encode(summary).decode() + "\n")

@@ -41,6 +41,8 @@ from mcpeek.inspector.records import (
     text_fields,
 )
 
+SENDERS: tuple[Direction | None, ...] = (None, "c2s", "s2c")
+
 
 class Tape:
     def __init__(
@@ -71,7 +73,9 @@ class Tape:
             self._checks.feed(self.header)
         self.error: str | None = None  # why the capture file could not be written
         self._seq = 0
-        self._directions: dict[int, str] = {}
+        # Who sent each record, one byte per seq (an index in SENDERS): a flooding server
+        # sends millions of lines, and a dict of them cost ~100 bytes a line.
+        self._directions = bytearray()
         self.closed = False
 
     # -- what crossed the wire ---------------------------------------------------------
@@ -90,7 +94,7 @@ class Tape:
         if self.closed:
             return  # late traffic of a session already ended
         record.t = record.t or clock()
-        direction = _direction(record)
+        direction = record_direction(record)
         if not self.started:  # an HTTP exchange's end was sent by nobody
             sent = direction if not isinstance(record, Http) or record.phase != "end" else None
             self.started = self._started_by is None or sent == self._started_by
@@ -107,13 +111,15 @@ class Tape:
             self._seq += 1
             record.seq = self._seq
         if direction is not None:
-            self._directions[record.seq] = direction
+            if len(self._directions) <= record.seq:
+                self._directions.extend(bytes(record.seq + 1 - len(self._directions)))
+            self._directions[record.seq] = SENDERS.index(direction)
         if self._checks is not None:
             self._checks.feed(record)
 
     def direction(self, seq: int) -> str | None:
         """``c2s`` or ``s2c`` for a message or HTTP record this tape numbered."""
-        return self._directions.get(seq)
+        return SENDERS[self._directions[seq]] if 0 <= seq < len(self._directions) else None
 
     def discard(self) -> None:
         """The session failed before it started: the checks end, and the capture is
@@ -136,7 +142,7 @@ class Tape:
                 self.error = self.error or f"cannot write the capture {self.writer.path}: {exc}"
 
 
-def _direction(record: SeqRecord) -> Direction | None:
+def record_direction(record: object) -> Direction | None:
     """Who sent a message or HTTP record (None for the others)."""
     if isinstance(record, Msg):
         return record.dir

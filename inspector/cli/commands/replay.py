@@ -36,9 +36,9 @@ from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 from mcpeek.inspector.cli.urls import check_http_url
 
 if TYPE_CHECKING:
+    from mcpeek.inspector.cli.replay_findings import ServerFindings
     from mcpeek.inspector.replay.replay_plan import ReplayPlan
     from mcpeek.inspector.replay.replay_report import FlowReport
-    from mcpeek.rules.engine import Reported
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -213,6 +213,7 @@ class _Session:
 
     def run(self) -> int:
         from mcpeek.inspector.cli.recording import open_capture
+        from mcpeek.inspector.cli.replay_findings import ServerFindings
         from mcpeek.inspector.replay.replay_transport import ReplayError
         from mcpeek.inspector.replay.rerun import ReplayTarget, run_plan
         from mcpeek.rules.engine import RuleEngine
@@ -230,8 +231,8 @@ class _Session:
             writer = open_capture(
                 args.write, force=args.force, transport=target.transport, target=target.name
             )
-        found: list[Reported] = []
-        listeners = [] if args.no_check else [RuleEngine(found.append)]
+        findings = ServerFindings()
+        listeners = [] if args.no_check else [findings, RuleEngine(findings.add)]
         try:
             outcome = run_plan(
                 self.plan,
@@ -246,26 +247,25 @@ class _Session:
             raise UsageError(str(exc)) from None
         if outcome.tape.error is not None:
             print(f"mcpeek: {outcome.tape.error}", file=sys.stderr)
-        violations = [v for v in found if v.msgs and outcome.tape.direction(v.msgs[-1]) == "s2c"]
-        return self._report(outcome.reports, violations, outcome.notes)
+        findings.decide(outcome.tape.direction)
+        return self._report(outcome.reports, findings, outcome.notes)
 
-    def _report(
-        self, reports: list[FlowReport], violations: list[Reported], notes: list[str]
-    ) -> int:
+    def _report(self, reports: list[FlowReport], findings: ServerFindings, notes: list[str]) -> int:
         import msgspec
 
         from mcpeek.inspector.replay.replay_report import write_json, write_text
         from mcpeek.rules.engine import flag_line
 
-        shown = [v for v in violations if v.severity in ("error", "warning")]
+        shown, unshown = findings.shown, findings.unshown()
         try:
             if self.args.format == "json":
                 items = [msgspec.to_builtins(v) for v in shown]
-                write_json(reports, items, notes, sys.stdout)
+                write_json(reports, items, notes, sys.stdout, unshown=unshown)
             else:
-                write_text(reports, [f"mcpeek: {flag_line(v)}" for v in shown], notes, sys.stdout)
+                lines = [f"mcpeek: {flag_line(v)}" for v in shown]
+                write_text(reports, lines, notes, sys.stdout, unshown=unshown)
             sys.stdout.flush()
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        failed = any(not r.same for r in reports) or any(v.severity == "error" for v in violations)
+        failed = any(not r.same for r in reports) or findings.errors > 0
         return 1 if failed else 0
