@@ -43,6 +43,10 @@ STOP_TIMEOUT = 1.0  # seconds a stopped worker gets to say how far it got, befor
 # What the proxy tells the worker on its stdin (see mcpeek.inspector.cli.live_worker).
 DONE = b"done\n"  # the traffic is over: check the capture to its end
 STOP = b"stop\n"  # stop now, say how far you got
+# The capture stopped short (a write failed: a full disk): what the worker has not read
+# never will be, so it judges no request unanswered for want of an answer the file lacks.
+CUT = b"cut\n"
+CUT_POLL = 0.25  # seconds between looks at the writer for a failed write
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
 
@@ -81,6 +85,8 @@ class LiveChecks:
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
         self._checked: int | None = None
+        self._watch: asyncio.Task[None] | None = None
+        self._cut_told = False
 
     async def start(self) -> None:
         if not self.active:
@@ -111,6 +117,20 @@ class LiveChecks:
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         self._reader = loop.create_task(self._read(self._ready, decode))
+        self._watch = loop.create_task(self._watch_for_a_cut())
+
+    async def _watch_for_a_cut(self) -> None:
+        """Tell the worker once the capture stops short: it then holds requests whose
+        answers the client got but the file could not, which are nobody's fault."""
+        while self._writer.error is None:
+            await asyncio.sleep(CUT_POLL)
+        self._tell_cut()
+
+    def _tell_cut(self) -> None:
+        process = self._process
+        if process is not None and process.stdin is not None and not self._cut_told:
+            self._cut_told = True
+            self._tell(process.stdin, CUT)
 
     async def _read(
         self, ready: asyncio.Future[None], decode: Callable[[bytes], WorkerLine]
@@ -155,6 +175,9 @@ class LiveChecks:
         if process is None or reader is None or ready is None:
             return
         assert process.stdin is not None
+        self._stop_watching()
+        if self._writer.error is not None:  # (the watcher may not have looked yet)
+            self._tell_cut()
         self._tell(process.stdin, DONE)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(ready), START_TIMEOUT)
@@ -170,6 +193,10 @@ class LiveChecks:
         await process.wait()
         self._say_what_was_left(caught_up)
 
+    def _stop_watching(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+
     @staticmethod
     def _tell(stdin: asyncio.StreamWriter, command: bytes) -> None:
         with contextlib.suppress(OSError, RuntimeError):  # a worker that died hears nothing
@@ -178,10 +205,12 @@ class LiveChecks:
     def _say_what_was_left(self, caught_up: bool) -> None:
         for rule, count in self._printed.items():
             if count > PRINTED_PER_RULE:
-                self._say(
-                    f"{rule}: {count - PRINTED_PER_RULE} more flags not printed "
-                    "(every one is in the capture)"
+                kept = (
+                    "every one is in the capture"
+                    if self._writer.error is None
+                    else "the capture stopped short of some"
                 )
+                self._say(f"{rule}: {count - PRINTED_PER_RULE} more flags not printed ({kept})")
         if caught_up:
             return
         lint = f"run mcpeek lint {self._writer.path} to check it all"
@@ -196,6 +225,7 @@ class LiveChecks:
 
     async def abort(self) -> None:
         """The proxy failed: stop the worker without waiting for its findings."""
+        self._stop_watching()
         process = self._process
         if process is None or process.returncode is not None:
             return

@@ -17,7 +17,10 @@ than the relay.
 
 The proxy steers it with lines on its stdin (:class:`ProxyCommands`):
 ``done`` (the traffic is over: read the capture to its end, finish), ``stop``
-(stop at once: the proxy will not wait). Either way the worker ends with
+(stop at once: the proxy will not wait), ``cut`` (a write failed, the capture
+stops short: read it to its end, but judge nothing by what it lacks: no clock
+ticks, no end of session, so no request is called unanswered because its
+answer, which the client got, could not be written). Either way the worker ends with
 :class:`Checked`, the number of records it checked. Its first line,
 :class:`Ready`, says it runs. EOF on stdin without ``done`` means the
 proxy is gone (killed): the worker stops without a word, as it does when its
@@ -42,7 +45,7 @@ from mcpeek.inspector.analysis import NOTIFICATION_WINDOW, AnalysisListener, Ana
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import Analysis, run_capture
-from mcpeek.inspector.cli.live import DONE, STOP
+from mcpeek.inspector.cli.live import CUT, DONE, STOP
 from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, WorkerLine
 from mcpeek.inspector.records import Header, Record, Violation
 from mcpeek.inspector.views.flowline import FlowPrinter
@@ -55,6 +58,7 @@ class ProxyCommands:
     def __init__(self) -> None:
         self.done = threading.Event()  # stop following once the end is read
         self.stop = threading.Event()  # stop now
+        self.cut = threading.Event()  # the capture stops short: no judging by its end
         self.gone = False  # EOF without "done": the proxy died
 
     def listen(self, source: BinaryIO) -> None:
@@ -72,6 +76,8 @@ class ProxyCommands:
             said += chunk
             if STOP in said:
                 self.stop.set()
+            if CUT in said:
+                self.cut.set()
             if DONE in said:
                 self.done.set()
         if not self.done.is_set():
@@ -106,8 +112,9 @@ class _ProxyTraffic:
     """The analysis, fed the proxy's traffic only: the ``violation`` records in the
     capture are the proxy's, written from our own findings."""
 
-    def __init__(self, checks: Analysis) -> None:
+    def __init__(self, checks: Analysis, cut: threading.Event) -> None:
         self._checks = checks
+        self._cut = cut  # once set, time and the end say nothing about missing answers
         self.checked = 0  # records checked, the header and the violations aside
 
     def feed(self, record: Record) -> None:
@@ -117,10 +124,12 @@ class _ProxyTraffic:
         self.checked += not isinstance(record, Header)
 
     def tick(self, now: float) -> None:
-        self._checks.tick(now)
+        if not self._cut.is_set():
+            self._checks.tick(now)
 
     def finish(self) -> None:
-        self._checks.finish()
+        if not self._cut.is_set():
+            self._checks.finish()
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -150,7 +159,7 @@ def _check(args: argparse.Namespace) -> int:
     )
     if printer is not None:  # flow lines: a hung call gets one while it hangs
         checks = SlowCalls(checks, in_flight, args.slow, printer.slow)
-    traffic = _ProxyTraffic(checks)
+    traffic = _ProxyTraffic(checks, proxy.cut)
     send(Ready())
     try:
         # Following ends when the proxy says "done" (after the end is read) or

@@ -4,6 +4,7 @@ at most ten flags per rule."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,39 @@ def test_a_proxy_loads_the_rules_only_when_it_starts_live_checks() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# A worker that repeats what its proxy told it, as a flow line, once told "done".
+HEARING_WORKER = """
+import sys
+print('{"k":"ready"}', flush=True)
+heard = []
+for line in sys.stdin:
+    heard.append(line.strip())
+    if line == "done\\n":
+        break
+print('{"k":"flow","line":"heard ' + " ".join(heard) + '"}', flush=True)
+print('{"k":"checked","records":0}', flush=True)
+"""
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_capture_that_could_not_be_written_is_cut_for_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full: bool
+) -> None:
+    monkeypatch.setattr(
+        live, "python_module_argv", lambda module, *args: [sys.executable, "-c", HEARING_WORKER]
+    )
+    said: list[str] = []
+
+    async def session() -> None:
+        writer = CaptureWriter(tmp_path / "c.jsonl", transport="stdio", target=["s"])
+        checks = live.LiveChecks(writer, said.append, checks=True, flows=False)
+        await checks.start()
+        if full:  # what a write on a full disk leaves (CaptureWriter._write_out)
+            writer.error = OSError(errno.ENOSPC, "No space left on device")
+        await asyncio.wait_for(checks.finish(), 60)
+        writer.close()
+
+    asyncio.run(session())
+    assert said == (["heard cut done"] if full else ["heard done"])

@@ -197,3 +197,27 @@ def test_flow_lines_tell_of_a_call_in_flight_past_slow(tmp_path: Path) -> None:
     slow = [line for line in lines if "(slow: no answer after" in line]
     assert len(slow) == 1 and "tools/call hang" in slow[0] and "← pending" in slow[0], lines
     assert lines.index(slow[0]) < len(lines) - 1  # and then its end (unanswered) after it
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_capture_cut_short_leaves_no_request_unanswered_by_its_end(
+    tmp_path: Path, cut: bool
+) -> None:
+    """After a full disk, the client got answers the file lacks: told ``cut``, the worker
+    neither ticks nor ends the session, so it blames no server for them."""
+    b = RecordBuilder(start=time.time() - 600)  # past any timeout, by the clock
+    b.request("tools/list", id=2)  # its answer reached the client, not the file
+    path = b.save(tmp_path / "cut.jsonl")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)],
+        input=(live.CUT if cut else b"") + live.DONE,
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    said = [decoder().decode(line) for line in proc.stdout.splitlines()]
+    unanswered = [
+        s for s in said if isinstance(s, Found) and s.violation.rule == "request.unanswered"
+    ]
+    assert bool(unanswered) is not cut
+    assert said[-1] == Checked(1)  # read to its end all the same
