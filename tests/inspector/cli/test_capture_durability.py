@@ -4,6 +4,7 @@ flight; a write error is said once, and the run does not end as if all was saved
 
 from __future__ import annotations
 
+import compileall
 import http.client
 import json
 import resource
@@ -91,7 +92,7 @@ def upstream() -> Iterator[str]:
 
 
 def start_http_proxy(
-    upstream: str, capture: Path, **popen: object
+    upstream: str, capture: Path, *, checks: bool = False, **popen: object
 ) -> tuple[subprocess.Popen[str], int]:
     proxy = subprocess.Popen(  # type: ignore[call-overload]
         mcpeek_argv(
@@ -100,7 +101,7 @@ def start_http_proxy(
             upstream,
             "--listen",
             "127.0.0.1:0",
-            "--no-check",
+            *([] if checks else ["--no-check"]),
             "--no-tui",
             "-w",
             str(capture),
@@ -141,11 +142,21 @@ def test_sigkill_on_http_loses_nothing_the_client_got(tmp_path: Path, upstream: 
     assert answered_ids(capture) >= set(range(ROUND_TRIPS - 1))
 
 
+def fresh_bytecode() -> None:
+    """Compile mcpeek before a run under RLIMIT_FSIZE: a module edited since its last
+    import would get its .pyc written there, cut short (a write past the limit is
+    short, not an error), and every later import of it would fail."""
+    source = Path(__file__).resolve().parents[3]
+    for package in ("inspector", "rules"):
+        compileall.compile_dir(source / package, quiet=1)
+
+
 def test_a_full_disk_on_http_is_said_once_and_fails_the_run(tmp_path: Path, upstream: str) -> None:
     capture = tmp_path / "cap.jsonl"
     # A full disk, honestly: the file may not grow past 8 KiB (RLIMIT_FSIZE; Python
     # ignores SIGXFSZ, so writes fail with EFBIG as they would with ENOSPC).
     limit = 8192
+    fresh_bytecode()
     proxy, port = start_http_proxy(
         upstream,
         capture,
@@ -165,3 +176,29 @@ def test_a_full_disk_on_http_is_said_once_and_fails_the_run(tmp_path: Path, upst
     assert f"the capture {capture} is incomplete" in err
     assert "capture saved" not in err
     assert capture.stat().st_size <= limit
+
+
+def test_after_a_full_disk_the_live_checks_blame_no_server(tmp_path: Path, upstream: str) -> None:
+    """Every request was answered; the capture holds only some answers. The live checks
+    (on here) must not call the others unanswered: the file lacks them, the client not."""
+    capture = tmp_path / "cap.jsonl"
+    limit = 8192
+    fresh_bytecode()
+    proxy, port = start_http_proxy(
+        upstream,
+        capture,
+        checks=True,  # and flow lines: --no-tui prints one per flow
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+    )
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for n in range(30):
+            assert post(connection, n, "x" * 500) == n
+        connection.close()
+    finally:
+        proxy.send_signal(signal.SIGINT)
+        _, err = proxy.communicate(timeout=60)
+    assert "Traceback" not in err
+    assert "File too large" in err
+    assert "request.unanswered" not in err
+    assert "unanswered" not in err  # nor a flow line ending so
