@@ -267,6 +267,7 @@ async def _serve(
         recorder.writer.commit()  # listening: the run has started (-w --force replaces now)
         target_path = urlsplit(upstream).path or "/"
         console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
+        console.say(f"recording to {recorder.writer.path}")  # as stdio does; saved at the end
         ready.set()
         try:
             await stop.wait()

@@ -104,6 +104,7 @@ def test_proxy_process_relays_and_saves_a_capture(tmp_path: Path) -> None:
         upstream.shutdown()
     assert proc.returncode == 0
     assert "tools/list  id 1  ← complete" in err  # one line per flow on stderr
+    assert err.startswith(f"mcpeek: recording to {capture}\n")  # where, from the start
     header, records, problems = read_records(capture)
     assert header.transport == "http" and problems == []
     assert [r.dir for r in records if isinstance(r, Msg)] == ["c2s", "s2c"]
