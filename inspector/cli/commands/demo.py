@@ -11,7 +11,7 @@ By default the terminal UI opens on the capture and shows the conversation as
 it arrives (quit with q). ``--headless`` prints the flows as they end, then
 the violations (as ``mcpeek lint`` does), and exits 0. Either way the capture
 stays, in a temporary file unless ``-w`` names one; its path is printed at the
-end.
+end, after Ctrl-C too (exit 130).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def _headless(run: _Background, path: Path, out: TextIO) -> int:
             return DEMO_FAILED
     except KeyboardInterrupt:
         run.stop()
-        return 130
+        return _interrupted(path, out)
     except BrokenPipeError:  # `mcpeek demo --headless | head`: the reader has seen enough
         return _reader_gone(run)
     run.stop()
@@ -210,6 +210,9 @@ def _with_viewer(run: _Background, path: Path) -> int:
     app = McpeekApp([path], follow=True, recheck_rules=False)
     try:
         app.run()
+    except KeyboardInterrupt:
+        run.stop()
+        return _interrupted(path, sys.stdout)
     finally:
         run.stop()
     failure = run.failure()
@@ -220,6 +223,16 @@ def _with_viewer(run: _Background, path: Path) -> int:
         print("the demo was stopped before its end (the viewer was closed)")
     _print_capture(path, sys.stdout)
     return 0
+
+
+def _interrupted(path: Path, out: TextIO) -> int:
+    """Ctrl-C: the capture stays (a temporary file too), so say where it is."""
+    try:
+        print("\nthe demo was stopped before its end (Ctrl-C)", file=out)
+        _print_capture(path, out)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 130
 
 
 def _print_capture(path: Path, out: TextIO) -> None:

@@ -218,3 +218,17 @@ def test_quitting_the_viewer_early_stops_the_session(tmp_path: Path) -> None:
     assert f"capture: {capture}".encode() in after
     records = [json.loads(line) for line in capture.read_text().splitlines()]
     assert any(r.get("event") == "exit" for r in records)  # mcpeek finished the capture
+
+
+def test_ctrl_c_still_says_where_the_capture_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mcpeek.inspector.cli.commands.demo.run_capture", interrupted)
+    capture = tmp_path / "c.jsonl"
+    assert main(["demo", "--headless", "--delay", "0", "-w", str(capture)]) == 130
+    out = capsys.readouterr().out
+    assert "stopped before its end (Ctrl-C)" in out
+    assert f"capture: {capture}" in out.splitlines()
