@@ -37,7 +37,11 @@ Every package and module of mcpeek, with what its docstring says it is for.
 How the packages fit together (the layers, the data flow, the one capture
 pipeline) is in [architecture.md](architecture.md); the checks themselves are
 listed in [rules.md](rules.md). Everything imports as `mcpeek.<path>`:
-`inspector/proxy/http.py` is `mcpeek.inspector.proxy.http`.
+`inspector/proxy/http.py` is `mcpeek.inspector.proxy.http`. That name comes
+from the `mcpeek/` folder at the top of the clone, a shim package: symbolic
+links to `inspector/`, `rules/` and `tui/`, plus its own `__init__.py` (the
+one import name) and `__main__.py` (`python -m mcpeek`); it has no module of
+its own to list here (see [architecture.md](architecture.md)).
 """
 
 # A sentence ends at a full stop followed by white space and a capital, a quote or
