@@ -27,15 +27,12 @@ deprecated HTTP+SSE transport's ``endpoint`` event gets the same treatment.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from urllib.parse import urlsplit
 
-import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
-from yarl import URL
 
 from mcpeek.inspector.proxy import http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
@@ -47,9 +44,10 @@ from mcpeek.inspector.proxy.http_own import (
     answer_itself,
     client_gone,
 )
-from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
+from mcpeek.inspector.proxy.http_record import RequestRecorder
+from mcpeek.inspector.proxy.http_response import relay_response
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, RelayServer
-from mcpeek.inspector.proxy.rewrite import Rewriter
+from mcpeek.inspector.proxy.upstream import UpstreamClient, UpstreamResponse
 from mcpeek.inspector.records import Event, Http, SeqRecord
 
 Emit = Callable[[Sequence[SeqRecord]], None]
@@ -91,22 +89,15 @@ class HttpRelay:
         self.header_timeout = header_timeout
         self.public_origin = ""  # set once listening: http://127.0.0.1:PORT
         self._ids = itertools.count(1)
-        self._session: aiohttp.ClientSession | None = None
+        self.upstream_client = UpstreamClient(self.origin)
         self._active: set[asyncio.Task[object]] = set()
 
     async def __aenter__(self) -> HttpRelay:
-        http_wire.install()  # header bytes that are not UTF-8 go on unchanged
-        self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=None),
-            auto_decompress=False,  # relay compressed bodies as they are
-            cookie_jar=aiohttp.DummyCookieJar(),
-        )
+        http_wire.install()  # header bytes that are not UTF-8 go on unchanged to the client
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self.upstream_client.close()
 
     async def close_exchanges(self) -> None:
         """Shutting down: end every open exchange (recorded as ``client-closed``)."""
@@ -174,17 +165,15 @@ class HttpRelay:
     async def _forward(
         self, request: web.BaseRequest, recorder: RequestRecorder
     ) -> web.StreamResponse:
-        assert self._session is not None
         x = recorder.x
-        # The target byte for byte: no dot segments resolved, no escapes touched.
-        url = URL(self.origin + request.raw_path, encoded=True)
         small: ForwardedBody | None = None  # a body small enough to send in one piece
-        body: ForwardedBody | AsyncIterator[bytes] | None = None
+        body: bytes | AsyncIterator[bytes] | None = None
         length = request.content_length
         if length is not None and length <= SMALL_BODY:
             try:
                 read = await request.content.readexactly(length) if length else b""
-                small = body = ForwardedBody(read, recorder)
+                small = ForwardedBody(read, recorder)
+                body = read
             except Exception as exc:  # cut short, or a payload aiohttp could not parse
                 if isinstance(exc, asyncio.IncompleteReadError):
                     recorder.feed(exc.partial)
@@ -192,13 +181,13 @@ class HttpRelay:
         elif request.body_exists:
             body = self._stream_body(request, recorder)
         try:
-            upstream = await self._session.request(
+            # The target byte for byte: no dot segments resolved, no escapes touched.
+            upstream = await self.upstream_client.request(
                 request.method,
-                url,
-                headers=self._upstream_headers(request),
-                data=body,
-                allow_redirects=False,
-                skip_auto_headers=("Accept-Encoding", "User-Agent", "Accept", "Content-Type"),
+                request.raw_path,
+                self._upstream_headers(request),
+                body,
+                sent=small.record if small is not None else None,
             )
         except Exception as exc:
             if recorder.client_failed:
@@ -207,7 +196,7 @@ class HttpRelay:
                 recorder.head()
                 text = f"request body over the limit of {self.max_request_body} bytes"
                 return await answer_itself(self.emit, request, x, 413, text, "refused")
-            if not isinstance(exc, (TimeoutError, aiohttp.ClientError, OSError)):
+            if not isinstance(exc, OSError):  # UpstreamError: no answer
                 raise
             if small is not None:
                 small.record()  # what the client sent (written or not before the failure)
@@ -243,70 +232,9 @@ class HttpRelay:
         recorder.finish()
 
     async def _relay_response(
-        self, request: web.BaseRequest, x: str, upstream: aiohttp.ClientResponse
+        self, request: web.BaseRequest, x: str, upstream: UpstreamResponse
     ) -> web.StreamResponse:
-        rewriter = Rewriter(self, request, upstream) if self.rewrite_resource else None
-        headers = end_to_end(upstream.headers)
-        if rewriter is not None:
-            rewriter.headers(headers)
-        encoding = upstream.headers.get("Content-Encoding")
-        request[RECORDED] = True
-        self.emit(
-            [
-                Http(
-                    x=x,
-                    phase="response",
-                    status=upstream.status,
-                    headers=list(upstream.headers.items()),
-                    encoding=encoding or None,
-                )
-            ]
-        )
-        content_type = upstream.headers.get("Content-Type", "")
-        is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
-        if rewriter is not None and rewriter.wants_body(content_type):
-            return await rewriter.relay_metadata(x, headers)
-        # Never on compressed bytes: the endpoint URL is not there to find, only to break.
-        sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
-        response = web.StreamResponse(
-            status=upstream.status, reason=upstream.reason, headers=headers
-        )
-        length = upstream.headers.get("Content-Length")
-        if length is not None and length.isdigit() and "Transfer-Encoding" not in upstream.headers:
-            response.content_length = int(length)
-        await response.prepare(request)
-        recorder = ResponseRecorder(self.emit, x, is_sse, is_json(content_type), encoding)
-        reason = "complete"
-        ended = False  # the client's response ended before its last chunk was recorded
-        try:
-            async for chunk in upstream.content.iter_any():
-                await response.write(sse_rewrite(chunk) if sse_rewrite else chunk)  # forward ...
-                if upstream.content.at_eof():  # the body's clean end came with this chunk
-                    ended = await _end(response)  # the client's end goes before recording
-                recorder.feed(chunk)  # ... then observe what the upstream sent
-        except (
-            aiohttp.ClientPayloadError,
-            aiohttp.ServerDisconnectedError,
-            aiohttp.ClientConnectionError,
-        ) as exc:
-            if (
-                isinstance(exc, aiohttp.ClientConnectionResetError)
-                or request.transport is None
-                or request.transport.is_closing()
-            ):
-                reason = "client-closed"
-            else:
-                reason = "upstream-closed"
-                # Close the client's stream the same way: no clean end of body.
-                request.transport.close()
-        except ConnectionResetError:
-            reason = "client-closed"
-        if reason == "complete" and not ended:
-            await _end(response)
-        # Recorded after the client has it all: a 16 MB body or event is redacted and
-        # written while the client reads, not before it sees the end.
-        recorder.finish(reason)
-        return response
+        return await relay_response(self, request, x, upstream)
 
     # -- what the listener reports -----------------------------------------------------
     def _sent(self, request: web.BaseRequest, response: web.StreamResponse) -> None:
@@ -324,10 +252,3 @@ class HttpRelay:
                 )
             ]
         )
-
-
-async def _end(response: web.StreamResponse) -> bool:
-    """End the client's response (its last chunk, for a chunked one)."""
-    with contextlib.suppress(ConnectionResetError):
-        await response.write_eof()
-    return True

@@ -21,9 +21,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from aiohttp import web
-from yarl import URL
 
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.proxy.http import HttpRelay
@@ -33,6 +31,7 @@ from mcpeek.inspector.proxy.http_inject import LISTEN, HttpInjector
 from mcpeek.inspector.proxy.http_own import RECORDED, answer_itself, client_gone, own_headers
 from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json, marking
 from mcpeek.inspector.proxy.sse import SseBlocks, message_event
+from mcpeek.inspector.proxy.upstream import UpstreamClosed, UpstreamError, UpstreamResponse
 from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
 
 if TYPE_CHECKING:
@@ -52,7 +51,7 @@ class ActingHttpRelay(HttpRelay):
         self.decide = decide
         self._decoder = MessageDecoder()
         self.injector = HttpInjector(
-            self.emit, decide, lambda: f"x{next(self._ids)}", lambda: self._session, self.origin
+            self.emit, decide, lambda: f"x{next(self._ids)}", self.upstream_client, self.origin
         )
 
     async def close_exchanges(self) -> None:
@@ -102,21 +101,14 @@ class ActingHttpRelay(HttpRelay):
     async def _send_upstream(
         self, request: web.BaseRequest, recorder: RequestRecorder, body: bytes
     ) -> web.StreamResponse:
-        assert self._session is not None
         headers = self._upstream_headers(request)
         headers.popall("Content-Length", None)  # an edited body has its own length
-        url = self.origin + request.raw_path
         forwarded = ForwardedBody(body, recorder)  # recorded once written, as the relay's
         try:
-            upstream = await self._session.request(
-                request.method,
-                URL(url, encoded=True),
-                headers=headers,
-                data=forwarded,
-                allow_redirects=False,
-                skip_auto_headers=("Accept-Encoding", "User-Agent", "Accept", "Content-Type"),
+            upstream = await self.upstream_client.request(
+                request.method, request.raw_path, headers, body, sent=forwarded.record
             )
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        except UpstreamError as exc:
             forwarded.record()
             reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=reason)])
@@ -177,7 +169,7 @@ class ActingHttpRelay(HttpRelay):
 
     # -- the server's answer --------------------------------------------------------------
     async def _relay_response(
-        self, request: web.BaseRequest, x: str, upstream: aiohttp.ClientResponse
+        self, request: web.BaseRequest, x: str, upstream: UpstreamResponse
     ) -> web.StreamResponse:
         content_type = upstream.headers.get("Content-Type", "")
         media = content_type.split(";", 1)[0].strip().lower()
@@ -211,13 +203,13 @@ class ActingHttpRelay(HttpRelay):
                         return response
                     dropped = state == DROPPED
             else:
-                async for chunk in upstream.content.iter_any():
+                async for chunk in upstream.chunks():
                     for block, data in events.feed(chunk):
                         state = await self._one(request, response, x, data, block)
                         if state == CUT:
                             return response
                         dropped = dropped or state == DROPPED
-        except (aiohttp.ClientError, ConnectionResetError):
+        except (UpstreamClosed, ConnectionResetError):
             self.emit([Http(x=x, phase="end", reason="upstream-closed")])
             if request.transport is not None:
                 request.transport.close()

@@ -28,15 +28,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
-from yarl import URL
 
 from mcpeek.inspector.act.hold import HoldError
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.proxy.http_meta import NAMED_BY, envelope, header_value, param
 from mcpeek.inspector.proxy.sse import SseBlocks, message_event
+from mcpeek.inspector.proxy.upstream import UpstreamClient
 from mcpeek.inspector.records import Act, Direction, Event, Http, Msg, SeqRecord, text_fields
 
 if TYPE_CHECKING:
@@ -76,13 +75,13 @@ class HttpInjector:
         emit: Emit,
         decide: Decide,
         new_exchange: Callable[[], str],
-        session: Callable[[], aiohttp.ClientSession | None],
+        upstream: UpstreamClient,
         origin: str,
     ) -> None:
         self.emit = emit
         self.decide = decide
         self.new_exchange = new_exchange
-        self.session = session
+        self.upstream = upstream
         self.origin = origin
         self.streams: dict[str, ClientStream] = {}
         self._client_path: str | None = None
@@ -185,8 +184,7 @@ class HttpInjector:
 
     async def post(self, line: bytes, before: list[SeqRecord], made: str) -> None:
         """POST ``line`` upstream as an exchange of mcpeek's own and keep its answer."""
-        session = self.session()
-        assert session is not None and self._client_path is not None
+        assert self._client_path is not None
         x = self.new_exchange()
         line = self.enveloped(line)
         for record in before:
@@ -198,21 +196,21 @@ class HttpInjector:
             x=x, phase="request", method="POST", path=self._client_path, headers=[*headers.items()]
         )
         self.emit([request, *before, Msg(dir="c2s", ch=x, raw=raw, raw_b64=raw_b64, made=made)])
-        url = URL(self.origin + self._client_path, encoded=True)
         reason = "complete"
         try:
-            async with session.post(url, headers=headers, data=line, allow_redirects=False) as up:
+            up = await self.upstream.request("POST", self._client_path, headers, line)
+            async with up:
                 head = Http(x=x, phase="response", status=up.status, headers=[*up.headers.items()])
                 self.emit([head])
                 media = up.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
                 if media == "text/event-stream":
                     events = SseBlocks()
-                    async for chunk in up.content.iter_any():
+                    async for chunk in up.chunks():
                         for _, data in events.feed(chunk):
                             await self._keep(x, data)
                 elif body := await up.read():
                     await self._keep(x, body)
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        except OSError as exc:  # UpstreamError, UpstreamClosed
             reason = "upstream-closed"
             text = f"{x}: mcpeek's own POST to {self.origin} failed: {exc or type(exc).__name__}"
             self.emit([Event(event="upstream-error", message=text)])

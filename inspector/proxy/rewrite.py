@@ -20,9 +20,8 @@ from multidict import CIMultiDict
 from mcpeek.inspector.records import Event, Http, text_fields
 
 if TYPE_CHECKING:
-    import aiohttp
-
     from mcpeek.inspector.proxy.http import HttpRelay
+    from mcpeek.inspector.proxy.upstream import UpstreamResponse
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
 # The "event: endpoint" line that opens a legacy HTTP+SSE endpoint event.
@@ -37,7 +36,7 @@ def _event_end(chunk: bytes, start: int) -> int:
 
 class Rewriter:
     def __init__(
-        self, relay: HttpRelay, request: web.BaseRequest, upstream: aiohttp.ClientResponse
+        self, relay: HttpRelay, request: web.BaseRequest, upstream: UpstreamResponse
     ) -> None:
         self.relay = relay
         self.request = request

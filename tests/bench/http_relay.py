@@ -65,6 +65,7 @@ from pathlib import Path
 
 import aiohttp
 from procstat import proc_cpu, proc_status
+from profile_layers import report as layer_report
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -547,7 +548,7 @@ def say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def print_profile(path: Path, label: str, limit: int = 25) -> None:
+def print_profile(path: Path, label: str, requests: int, limit: int = 25) -> None:
     out = io.StringIO()
     stats = pstats.Stats(str(path), stream=out)
     stats.strip_dirs().sort_stats("tottime").print_stats(limit)
@@ -557,6 +558,8 @@ def print_profile(path: Path, label: str, limit: int = 25) -> None:
     for line in lines[start:]:
         if line.strip():
             say("    " + line.rstrip())
+    for line in layer_report(str(path), requests):
+        say("    " + line)
 
 
 def main() -> int:
@@ -662,6 +665,7 @@ def main() -> int:
                         prof,
                         f"{kind.upper()} at concurrency 32, {n + warmup} requests "
                         f"({run.rate:,.0f} req/s under the profiler)",
+                        n + warmup,
                     )
     finally:
         upstream_exit = upstream.stop()

@@ -1,0 +1,85 @@
+"""The plain relay's second half: the upstream's response, forwarded to the client
+as it arrives, then recorded (see :mod:`~mcpeek.inspector.proxy.http`)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from mcpeek.inspector.proxy.http_headers import end_to_end
+from mcpeek.inspector.proxy.http_own import RECORDED
+from mcpeek.inspector.proxy.http_record import ResponseRecorder, is_json
+from mcpeek.inspector.proxy.rewrite import Rewriter
+from mcpeek.inspector.proxy.upstream import UpstreamClosed, UpstreamResponse
+from mcpeek.inspector.records import Http
+
+if TYPE_CHECKING:
+    from mcpeek.inspector.proxy.http import HttpRelay
+
+
+async def relay_response(
+    relay: HttpRelay, request: web.BaseRequest, x: str, upstream: UpstreamResponse
+) -> web.StreamResponse:
+    """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
+    it was written (and the OAuth rewrites the relay makes on the way)."""
+    rewriter = Rewriter(relay, request, upstream) if relay.rewrite_resource else None
+    headers = end_to_end(upstream.headers)
+    if rewriter is not None:
+        rewriter.headers(headers)
+    encoding = upstream.headers.get("Content-Encoding")
+    request[RECORDED] = True
+    relay.emit(
+        [
+            Http(
+                x=x,
+                phase="response",
+                status=upstream.status,
+                headers=list(upstream.headers.items()),
+                encoding=encoding or None,
+            )
+        ]
+    )
+    content_type = upstream.headers.get("Content-Type", "")
+    is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
+    if rewriter is not None and rewriter.wants_body(content_type):
+        return await rewriter.relay_metadata(x, headers)
+    # Never on compressed bytes: the endpoint URL is not there to find, only to break.
+    sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
+    response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
+    length = upstream.headers.get("Content-Length")
+    if length is not None and length.isdigit() and "Transfer-Encoding" not in upstream.headers:
+        response.content_length = int(length)
+    await response.prepare(request)
+    recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding)
+    reason = "complete"
+    ended = False  # the client's response ended before its last chunk was recorded
+    try:
+        async for chunk in upstream.chunks():
+            await response.write(sse_rewrite(chunk) if sse_rewrite else chunk)  # forward ...
+            if upstream.at_eof():  # the body's clean end came with this chunk
+                ended = await end_response(response)  # the client's end goes before recording
+            recorder.feed(chunk)  # ... then observe what the upstream sent
+    except UpstreamClosed:
+        if request.transport is None or request.transport.is_closing():
+            reason = "client-closed"
+        else:
+            reason = "upstream-closed"
+            # Close the client's stream the same way: no clean end of body.
+            request.transport.close()
+    except ConnectionResetError:  # writing to the client (aiohttp's ClientConnectionResetError)
+        reason = "client-closed"
+    if reason == "complete" and not ended:
+        await end_response(response)
+    # Recorded after the client has it all: a 16 MB body or event is redacted and
+    # written while the client reads, not before it sees the end.
+    recorder.finish(reason)
+    return response
+
+
+async def end_response(response: web.StreamResponse) -> bool:
+    """End the client's response (its last chunk, for a chunked one)."""
+    with contextlib.suppress(ConnectionResetError):
+        await response.write_eof()
+    return True
