@@ -28,6 +28,8 @@ from mcpeek.inspector.proxy.upstream_conn import UpstreamClosed, UpstreamConnect
 __all__ = ["UpstreamClient", "UpstreamClosed", "UpstreamError", "UpstreamResponse"]
 
 CONNECT_TIMEOUT = 30.0
+#: Methods a request may be sent again with (RFC 9110 §9.2.2).
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 Body = bytes | AsyncIterable[bytes] | None
 
 
@@ -119,6 +121,26 @@ class UpstreamClient:
         upstream gives no answer."""
         conn = await self._connection()
         try:
+            return await self._exchange(conn, method, target, headers, body, sent)
+        except UpstreamError:
+            streamed = body is not None and not isinstance(body, bytes)
+            if conn.answered or conn.exchanges < 2 or streamed or method not in IDEMPOTENT:
+                raise
+        # A kept-alive connection the upstream closed as this request went out (its
+        # idle timeout ran out): once more on a new connection, as aiohttp does.
+        conn = await self._connect()
+        return await self._exchange(conn, method, target, headers, body, sent)
+
+    async def _exchange(
+        self,
+        conn: UpstreamConnection,
+        method: str,
+        target: str,
+        headers: CIMultiDict[str],
+        body: Body,
+        sent: Callable[[], None] | None,
+    ) -> UpstreamResponse:
+        try:
             conn.begin(head_only=method == "HEAD")
             if "Host" not in headers:
                 headers = CIMultiDict(headers, Host=self.authority)
@@ -161,11 +183,15 @@ class UpstreamClient:
         self._open.discard(conn)
 
     async def _connection(self) -> UpstreamConnection:
+        """A pooled connection (the most recently used first), else a new one."""
         while self._idle:
             conn = self._idle.pop()
             if conn.transport is not None and not conn.lost and not conn.transport.is_closing():
                 return conn
             self._discard(conn)
+        return await self._connect()
+
+    async def _connect(self) -> UpstreamConnection:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT):

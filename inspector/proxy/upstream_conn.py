@@ -50,6 +50,7 @@ class UpstreamConnection(asyncio.Protocol):
         self._drain: asyncio.Future[None] | None = None  # set while writing is paused
         self._paused = False  # reading paused: the relay is behind
         self.writer: asyncio.Task[None] | None = None  # writes a streamed request body
+        self.exchanges = 0  # how many exchanges began on this connection
         self.begin(head_only=False)
         self._in_exchange = False
 
@@ -57,6 +58,8 @@ class UpstreamConnection(asyncio.Protocol):
     def begin(self, *, head_only: bool) -> None:
         """Start an exchange; ``head_only``: a HEAD request, whose response has no body."""
         self._in_exchange = True
+        self.exchanges += 1
+        self.answered = False  # a byte of the response came
         self.head: asyncio.Future[None] = self._loop.create_future()
         self.status = 0
         self.reason = ""
@@ -162,8 +165,11 @@ class UpstreamConnection(asyncio.Protocol):
             self.lost = True
             self.close()
             return
+        self.answered = True
         try:
             self._parser.feed_data(data)
+        except httptools.HttpParserUpgrade:  # 101: what follows is no longer HTTP
+            self.complete, self.keep_alive = True, False
         except httptools.HttpParserError as exc:
             what = f"the upstream sent a malformed response: {exc}"
             self.fail(UpstreamError(what) if not self.head.done() else UpstreamClosed(what))

@@ -140,7 +140,7 @@ def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
     """A certificate for 127.0.0.1 that is its own CA, and its key."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "mcpeek test upstream")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)

@@ -284,3 +284,26 @@ async def test_gzip_is_passed_through_compressed(aiohttp_server) -> None:  # typ
         assert response.headers["Content-Encoding"] == "gzip"
         assert await response.read() == packed
     await client.close()
+
+
+async def test_a_pooled_connection_closed_unanswered_is_retried_for_get(raw_server) -> None:  # type: ignore[no-untyped-def]
+    served: dict[asyncio.StreamWriter, int] = {}
+
+    async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served[writer] = served.get(writer, 0) + 1
+        if served[writer] == 1:
+            writer.write(OK)
+            await writer.drain()
+        else:  # its idle timeout, as the next request arrived
+            writer.close()
+
+    server = await raw_server(reply)
+    client = UpstreamClient(server.origin)
+    for method in ("GET", "GET"):  # the second on the pooled connection, then a new one
+        async with await client.request(method, "/", CIMultiDict()) as response:
+            assert await response.read() == b"ok"
+    assert server.connections == 2
+    with pytest.raises(UpstreamError, match="unanswered"):  # a POST is not sent twice
+        await client.request("POST", "/", CIMultiDict(), b"{}")
+    assert server.connections == 2
+    await client.close()
