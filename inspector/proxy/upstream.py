@@ -16,6 +16,7 @@ see :mod:`~mcpeek.inspector.proxy.upstream_conn`.
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from urllib.parse import urlsplit
@@ -28,6 +29,8 @@ from mcpeek.inspector.proxy.upstream_conn import UpstreamClosed, UpstreamConnect
 __all__ = ["UpstreamClient", "UpstreamClosed", "UpstreamError", "UpstreamResponse"]
 
 CONNECT_TIMEOUT = 30.0
+# HEADER_CONTROL without CR and LF (the head's own separators).
+_CONTROL_BUT_CRLF = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: Methods a request may be sent again with (RFC 9110 §9.2.2).
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
 Body = bytes | AsyncIterable[bytes] | None
@@ -38,10 +41,18 @@ def request_head(method: str, target: str, headers: CIMultiDict[str]) -> bytes:
     the bytes they stand for); a control character in any of them is refused, as
     aiohttp refuses it, against header injection."""
     lines = [f"{method} {target} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
-    for line in lines:
-        if HEADER_CONTROL.search(line):
-            raise ValueError(f"forbidden control character in the request head: {line!r}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape")
+    text = "\r\n".join(lines)
+    # One search of the whole head, not one per line: the only CR and LF are the
+    # separators just put there.
+    separators = len(lines) - 1
+    if (
+        _CONTROL_BUT_CRLF.search(text)
+        or text.count("\r") != separators
+        or text.count("\n") != separators
+    ):
+        bad = next(line for line in lines if HEADER_CONTROL.search(line))
+        raise ValueError(f"forbidden control character in the request head: {bad!r}")
+    return (text + "\r\n\r\n").encode("utf-8", "surrogateescape")
 
 
 def chunk_frame(chunk: bytes) -> bytes:

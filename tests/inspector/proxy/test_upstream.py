@@ -86,8 +86,12 @@ def test_the_request_head_keeps_order_duplicates_and_odd_bytes() -> None:
         b"POST /a/../b?%7e HTTP/1.1\r\nHost: h\r\nX-B: 2\r\nx-a: 1\r\nX-B: 3\r\n"
         b"X-Weird: \xff\xfe\r\n\r\n"
     )
+    for bad in ("a\r\nInjected: 1", "a\rb", "a\nb", "a\x00", "a\x0bb", "a\x7f"):
+        with pytest.raises(ValueError, match="control character"):
+            request_head("GET", "/", CIMultiDict([("X", bad)]))
     with pytest.raises(ValueError, match="control character"):
-        request_head("GET", "/", CIMultiDict([("X", "a\r\nInjected: 1")]))
+        request_head("GET", "/\r\nInjected: 1", CIMultiDict())
+    assert request_head("GET", "/", CIMultiDict([("X", "a\tb")])).endswith(b"X: a\tb\r\n\r\n")
     assert chunk_frame(b"x" * 26) == b"1a\r\n" + b"x" * 26 + b"\r\n"
 
 
