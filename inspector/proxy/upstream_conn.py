@@ -191,8 +191,8 @@ class UpstreamConnection(asyncio.Protocol):
             self._drain.exception()  # retrieved: a writer may never wait on it again
         if not self._in_exchange or self.complete:
             return
-        if self._until_close and self.head.done():
-            self.complete = True  # the close is this body's end
+        if self._until_close and self.head.done() and exc is None and self.error is None:
+            self.complete = True  # a clean close is this body's end
             self._wake()
         elif not self.head.done():
             reason = f": {exc}" if exc else ""
