@@ -2,9 +2,10 @@
 response side is parsed by llhttp (``httptools``).
 
 The connection carries one exchange at a time (no pipelining). It hands the
-response head over once complete, then the body chunk by chunk as it arrives:
-what one read from the socket brought, de-chunked by llhttp when the response
-is chunked, raw otherwise, and never decompressed. Header names and values are
+response head over once complete, then the body as it arrives: each time the
+relay asks, all that came since it last asked (at once, when something did),
+de-chunked by llhttp when the response is chunked, raw otherwise, and never
+decompressed. Header names and values are
 decoded as UTF-8 with ``surrogateescape``, as aiohttp's parser does, so that a
 byte that is not UTF-8 goes on to the client unchanged. Reading pauses while
 the relay has more than :data:`HIGH_WATER` bytes of body still to forward.
@@ -112,12 +113,15 @@ class UpstreamConnection(asyncio.Protocol):
 
     # -- the body, as the relay reads it ---------------------------------------------------
     async def next_chunk(self) -> bytes:
-        """The body's next chunk, ``b""`` at its clean end; raises where it broke off."""
+        """The body's next chunk (all that arrived since the last call), ``b""`` at its
+        clean end; raises where it broke off."""
         while True:
-            if self._chunks:
-                chunk = self._chunks.popleft()
-                self._buffered -= len(chunk)
-                if self._paused and self._buffered < HIGH_WATER // 2 and self.transport:
+            if self._chunks:  # all that came since the last call, in one piece (fewer writes)
+                chunks = self._chunks
+                chunk = chunks.popleft() if len(chunks) == 1 else b"".join(chunks)
+                chunks.clear()
+                self._buffered = 0
+                if self._paused and self.transport:
                     self._paused = False
                     self.transport.resume_reading()
                 return chunk

@@ -548,7 +548,7 @@ def say(text: str = "") -> None:
     print(text, flush=True)
 
 
-def print_profile(path: Path, label: str, requests: int, limit: int = 25) -> None:
+def print_profile(path: Path, label: str, requests: int | None = None, limit: int = 25) -> None:
     out = io.StringIO()
     stats = pstats.Stats(str(path), stream=out)
     stats.strip_dirs().sort_stats("tottime").print_stats(limit)

@@ -25,6 +25,7 @@ LAYERS = (
     ("aiohttp shared (writer, streams, helpers)", ("aiohttp/",)),
     ("multidict, yarl", ("multidict/", "yarl/")),
     ("mcpeek upstream client", ("proxy/upstream", "httptools/")),
+    ("recording (capture, redact, records)", ("proxy/sse", "proxy/http_record", "proxy/decod")),
     ("mcpeek relay (proxy/)", ("inspector/proxy/",)),
     ("recording (capture, redact, records)", ("inspector/capture/", "inspector/redact")),
     ("recording (capture, redact, records)", ("inspector/records", "msgspec")),
