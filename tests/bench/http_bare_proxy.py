@@ -15,14 +15,13 @@ on SIGINT/SIGTERM or when its stdin reaches EOF.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict
+from stopping import announce_and_wait
 
 from mcpeek.inspector.proxy.http_headers import HOP_BY_HOP as RELAY_HOP_BY_HOP
 
@@ -75,21 +74,9 @@ async def serve(origin: str) -> None:
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
     await site.start()
     sockets = getattr(site._server, "sockets", None) or []
-    print(f"listening {sockets[0].getsockname()[1]}", flush=True)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-
-    def stdin_closed() -> None:
-        if not os.read(sys.stdin.fileno(), 1 << 12):
-            stop.set()
-
-    loop.add_reader(sys.stdin.fileno(), stdin_closed)
     try:
-        await stop.wait()
+        await announce_and_wait(sockets[0].getsockname()[1])
     finally:
-        loop.remove_reader(sys.stdin.fileno())
         await runner.cleanup()
         await session.close()
 

@@ -26,11 +26,10 @@ It stops on SIGINT/SIGTERM or when its stdin reaches EOF.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 
 from aiohttp import web
+from stopping import announce_and_wait
 
 MCP = "io.modelcontextprotocol/"
 
@@ -127,21 +126,9 @@ async def serve(port: int) -> None:
     await site.start()
     server = site._server
     sockets = getattr(server, "sockets", None) or []
-    print(f"listening {sockets[0].getsockname()[1]}", flush=True)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-
-    def stdin_closed() -> None:
-        if not os.read(sys.stdin.fileno(), 1 << 12):
-            stop.set()
-
-    loop.add_reader(sys.stdin.fileno(), stdin_closed)
     try:
-        await stop.wait()
+        await announce_and_wait(sockets[0].getsockname()[1])
     finally:
-        loop.remove_reader(sys.stdin.fileno())
         await runner.cleanup()
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import sys
 from urllib.parse import urlsplit
+
+from stopping import announce_and_wait
 
 CHUNK = 256 * 1024
 
@@ -51,21 +51,9 @@ async def serve(origin: str) -> None:
         client_w.close()
 
     server = await asyncio.start_server(relay, "127.0.0.1", 0, backlog=1024)
-    print(f"listening {server.sockets[0].getsockname()[1]}", flush=True)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-
-    def stdin_closed() -> None:
-        if not os.read(sys.stdin.fileno(), 1 << 12):
-            stop.set()
-
-    loop.add_reader(sys.stdin.fileno(), stdin_closed)
     try:
-        await stop.wait()
+        await announce_and_wait(server.sockets[0].getsockname()[1])
     finally:
-        loop.remove_reader(sys.stdin.fileno())
         server.close()
 
 
