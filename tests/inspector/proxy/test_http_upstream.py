@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import ipaddress
 import json
 import ssl
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -21,6 +23,19 @@ from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Event, Http, SeqRecord
 from tests.inspector.proxy.http_harness import RESULT, RPC, listen
+
+
+@contextlib.asynccontextmanager
+async def relaying(upstream: str) -> AsyncIterator[tuple[list[SeqRecord], str]]:
+    """An ``HttpRelay`` to ``upstream`` listening on loopback: its records and its URL."""
+    records: list[SeqRecord] = []
+    guard = RequestGuard(0)
+    async with HttpRelay(upstream, records.extend, guard) as relay:
+        runner, guard.port = await listen(relay)
+        try:
+            yield records, f"http://127.0.0.1:{guard.port}/mcp"
+        finally:
+            await runner.cleanup()
 
 
 async def test_a_chunked_response_is_relayed_byte_for_byte() -> None:
@@ -41,19 +56,13 @@ async def test_a_chunked_response_is_relayed_byte_for_byte() -> None:
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    records: list[SeqRecord] = []
-    guard = RequestGuard(0)
-    async with HttpRelay(f"http://127.0.0.1:{port}/mcp", records.extend, guard) as relay:
-        runner, guard.port = await listen(relay)
-        try:
-            async with (
-                aiohttp.ClientSession() as client,
-                client.post(f"http://127.0.0.1:{guard.port}/mcp", json=RPC) as r,
-            ):
-                assert r.headers["Transfer-Encoding"] == "chunked"
-                assert await r.read() == event
-        finally:
-            await runner.cleanup()
+    async with (
+        relaying(f"http://127.0.0.1:{port}/mcp") as (records, url),
+        aiohttp.ClientSession() as client,
+        client.post(url, json=RPC) as r,
+    ):
+        assert r.headers["Transfer-Encoding"] == "chunked"
+        assert await r.read() == event
     server.close()
     ends = [r.reason for r in records if isinstance(r, Http) and r.phase == "end"]
     assert ends == ["complete"]
@@ -70,20 +79,14 @@ async def test_a_json_body_cut_short_ends_the_clients_response_unclean() -> None
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    records: list[SeqRecord] = []
-    guard = RequestGuard(0)
-    async with HttpRelay(f"http://127.0.0.1:{port}/mcp", records.extend, guard) as relay:
-        runner, guard.port = await listen(relay)
-        try:
-            async with (
-                aiohttp.ClientSession() as client,
-                client.post(f"http://127.0.0.1:{guard.port}/mcp", json=RPC) as r,
-            ):
-                assert r.headers["Content-Length"] == "100"
-                with pytest.raises(aiohttp.ClientPayloadError):
-                    await r.read()
-        finally:
-            await runner.cleanup()
+    async with (
+        relaying(f"http://127.0.0.1:{port}/mcp") as (records, url),
+        aiohttp.ClientSession() as client,
+        client.post(url, json=RPC) as r,
+    ):
+        assert r.headers["Content-Length"] == "100"
+        with pytest.raises(aiohttp.ClientPayloadError):
+            await r.read()
     server.close()
     ends = [r.reason for r in records if isinstance(r, Http) and r.phase == "end"]
     assert ends == ["upstream-closed"]
@@ -185,20 +188,14 @@ async def test_an_https_upstream(  # type: ignore[no-untyped-def]
     server = await aiohttp_server(app, ssl=context)
     if trusted:  # the default verification, told of the test's CA as a user would tell it
         monkeypatch.setenv("SSL_CERT_FILE", str(cert))
-    records: list[SeqRecord] = []
-    guard = RequestGuard(0)
     origin = f"https://127.0.0.1:{server.port}"
-    async with HttpRelay(origin + "/mcp", records.extend, guard) as relay:
-        runner, guard.port = await listen(relay)
-        try:
-            async with (
-                aiohttp.ClientSession() as client,
-                client.post(f"http://127.0.0.1:{guard.port}/mcp", json=RPC) as r,
-            ):
-                assert r.status == (200 if trusted else 502)
-                body = await r.read()
-        finally:
-            await runner.cleanup()
+    async with (
+        relaying(origin + "/mcp") as (records, url),
+        aiohttp.ClientSession() as client,
+        client.post(url, json=RPC) as r,
+    ):
+        assert r.status == (200 if trusted else 502)
+        body = await r.read()
     errors = [r.message for r in records if isinstance(r, Event) and r.event == "upstream-error"]
     if trusted:
         assert json.loads(body) == RESULT and errors == []
