@@ -19,31 +19,25 @@ import time
 import zlib
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
-from functools import partial
 from pathlib import Path
-from typing import BinaryIO
 
 import msgspec
 
-from mcpeek.inspector.capture.files import O_CLOEXEC, O_NONBLOCK, kind_of
+from mcpeek.inspector.capture.opening import (
+    CaptureError,
+    chunk_reader,
+    open_capture,
+    salvage_reader,
+    why_reading_stopped,
+)
 from mcpeek.inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
 
-CHUNK_SIZE = 1 << 20
-# A gzip stream is read in smaller steps with ``read1()``: when it turns out
-# truncated or corrupt, a read loses all it had decompressed (``read()`` of a
-# whole chunk would drop everything before the damage). A truncated stream
-# loses nothing this way; a corrupt one is read again up to the damage in
-# ``SALVAGE_CHUNK_SIZE`` steps (see ``CaptureReader._salvage_reader``).
-GZIP_CHUNK_SIZE = 1 << 16
-SALVAGE_CHUNK_SIZE = 64
-GZIP_MAGIC = b"\x1f\x8b"  # a gzip stream, whatever the file's name says
+# CaptureError is raised here too, and imported from here by most of its callers.
+__all__ = ["MAX_HEADER_LINE", "CaptureError", "CaptureReader", "read_records"]
+
 # The header line is short (its longest field is the wrapped command): this much
 # data without a line end is not a capture (a binary file, /dev/zero…).
 MAX_HEADER_LINE = 1 << 20
-
-
-class CaptureError(Exception):
-    """The file cannot be read as a capture; ``str()`` is the user-facing reason."""
 
 
 class _Kind(msgspec.Struct):
@@ -67,41 +61,6 @@ class CaptureReader:
         self._line_no = 0
         self.bytes_read = 0  # of the (decompressed) file, for progress indicators
 
-    def _open(self) -> BinaryIO | gzip.GzipFile:
-        """The file, read as gzip when its first bytes say so: the name does not decide
-        (mcpeek writes plain JSON Lines, whatever ``-w`` names the file)."""
-        stream = self._open_regular()
-        try:
-            magic = stream.read(len(GZIP_MAGIC))
-            stream.seek(0)
-        except OSError as exc:
-            stream.close()
-            raise CaptureError(f"{self.path}: cannot read: {exc.strerror or exc}") from None
-        if magic == GZIP_MAGIC:
-            return _OwningGzipFile(stream)
-        return stream
-
-    def _open_regular(self) -> BinaryIO:
-        """Open the file if it is a regular file; anything else (a FIFO, a device, a
-        directory, a socket) is refused, and a FIFO is never opened: that would block
-        until a writer came, or steal a waiting writer's data."""
-        try:
-            kind = kind_of(os.stat(self.path).st_mode)
-            # Non-blocking, in case a FIFO took the file's place since the stat.
-            fd = os.open(self.path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        except FileNotFoundError:
-            raise CaptureError(f"{self.path}: no such file") from None
-        except OSError as exc:
-            raise CaptureError(f"{self.path}: cannot open: {exc.strerror or exc}") from None
-        if kind is None:
-            kind = kind_of(os.fstat(fd).st_mode)
-        if kind is not None:
-            os.close(fd)
-            raise CaptureError(f"{self.path}: is {kind}, not a capture file")
-        if O_NONBLOCK:
-            os.set_blocking(fd, True)
-        return open(fd, "rb")
-
     def records(
         self,
         *,
@@ -113,14 +72,10 @@ class CaptureReader:
         """Yield every record after the header (the header is in :attr:`header`)."""
         read_error: str | None = None
         with ExitStack() as files:
-            stream = self._open()
+            stream = open_capture(self.path)
             files.callback(stream.close)
             salvage = isinstance(stream, gzip.GzipFile)
-            read: Callable[[], bytes] = (
-                partial(stream.read1, GZIP_CHUNK_SIZE)
-                if isinstance(stream, gzip.GzipFile)
-                else partial(stream.read, CHUNK_SIZE)
-            )
+            read = chunk_reader(stream)
             pieces: list[bytes] = []  # an unfinished line, kept in pieces: no re-scans
             last_data = time.monotonic()
             while True:
@@ -129,9 +84,9 @@ class CaptureReader:
                 except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
                     if salvage and isinstance(exc, zlib.error):
                         salvage = False  # read again what the failed read decompressed
-                        read = self._salvage_reader(files, self.bytes_read)
+                        read = salvage_reader(self.path, files, self.bytes_read)
                         continue
-                    read_error = _read_error(exc)
+                    read_error = why_reading_stopped(exc)
                     self.problems.append(f"read stopped: {read_error}")
                     chunk = b""
                     follow = False
@@ -198,24 +153,6 @@ class CaptureReader:
         if self.header is not None:
             yield self.header
 
-    def _salvage_reader(self, files: ExitStack, offset: int) -> Callable[[], bytes]:
-        """Read a damaged gzip file again from ``offset`` in tiny steps, up to the damage.
-
-        The read that met the damage lost all it had decompressed, up to
-        ``GZIP_CHUNK_SIZE`` bytes of whole records; reading them again this way
-        loses under ``SALVAGE_CHUNK_SIZE`` bytes. Opening and seeking happen in
-        the first read, so that their errors are met (and noted) like any other.
-        """
-        streams: list[gzip.GzipFile] = []
-
-        def read() -> bytes:
-            if not streams:
-                streams.append(files.enter_context(_OwningGzipFile(self._open_regular())))
-                streams[0].seek(offset)
-            return streams[0].read1(SALVAGE_CHUNK_SIZE)
-
-        return read
-
     def _decode_block(self, block: bytes) -> Iterator[AnyRecord]:
         """Whole lines: decoded in one call when they are all good records."""
         if self.header is not None and block:
@@ -279,29 +216,6 @@ class CaptureReader:
             return msgspec.convert(raw, Header)
         except msgspec.ValidationError as exc:
             raise CaptureError(f"{self.path}: bad capture header: {exc}") from None
-
-
-class _OwningGzipFile(gzip.GzipFile):
-    """A GzipFile that closes the file it reads (``GzipFile(fileobj=…)`` leaves it open)."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        super().__init__(fileobj=raw, mode="rb")
-        self._raw = raw
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._raw.close()
-
-
-def _read_error(exc: BaseException) -> str:
-    """Why reading stopped, for the user: damaged gzip data is said to be so."""
-    if isinstance(exc, zlib.error):
-        return f"corrupt compressed data ({exc})"
-    if isinstance(exc, EOFError):
-        return f"truncated compressed file ({exc})"
-    return str(exc)
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[Header, list[AnyRecord], list[str]]:
