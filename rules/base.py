@@ -17,7 +17,7 @@ analysis), keyed by conversation where the state is per conversation.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import msgspec
 
@@ -114,6 +114,11 @@ class Rule:
     def idle(self) -> bool:
         """Whether ``on_message`` would do nothing on a message of ``idle_kinds`` now."""
         return False
+
+    def share(self, shared: dict[type, Any]) -> None:
+        """Join what the engine's rules share, keyed by its class (``shared`` is one per
+        engine, and every rule is asked in turn): a family of rules that follow the same
+        thing (the HTTP exchanges) follows it once. Default: nothing shared."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -70,6 +70,9 @@ class RuleEngine(AnalysisListener):
         ignored = set(ignore)
         chosen = rules if rules is not None else catalog().values()
         self.rules = [cls() for cls in chosen if cls.id not in ignored]
+        shared: dict[type, Any] = {}  # what the rules follow once for all (Rule.share)
+        for rule in self.rules:
+            rule.share(shared)
         self._decoder = MessageDecoder()
         # gate off: every rule on every message (what the verifying twin compares with)
         self._index = Dispatch(self.rules, gate=Gate() if gate else None)

@@ -1,6 +1,7 @@
 """One HTTP exchange as the ``http.*`` rules remember it, and the facts they share.
 
-:class:`Exchange` is what :class:`~mcpeek.rules.families._http_exchanges.HttpRule`
+:class:`Exchange` is what the
+:class:`~mcpeek.rules.families._http_tracker.ExchangeTracker` of the ``http.*`` rules
 keeps of one exchange while it is open: its request, its response head once
 it came, what its messages were, and the client messages that wait for that
 head to be judged.
@@ -8,9 +9,12 @@ head to be judged.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from mcpeek.inspector.records import Http
 from mcpeek.rules.base import LEGACY_SPEC, MODERN_SPEC
 from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._bounded import Lru
 
 STREAMABLE = f"{MODERN_SPEC}/basic/transports/streamable-http"
 LEGACY_TRANSPORTS = f"{LEGACY_SPEC}/basic/transports"
@@ -18,6 +22,16 @@ MCP = "io.modelcontextprotocol/"
 JSON = "application/json"
 SSE = "text/event-stream"
 ORIGIN = "http:origin"
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def refresh(memory: Lru[K, V], key: K, value: V) -> None:
+    """``memory.put(key, value)``, skipped when that is already the newest entry."""
+    if memory and next(reversed(memory)) == key and memory[key] == value:
+        return
+    memory.put(key, value)
 
 
 def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
@@ -35,7 +49,7 @@ def media_type(value: str) -> str:
 
 
 class Exchange:
-    """What a rule remembers of one HTTP exchange while it is open."""
+    """What the rules remember of one HTTP exchange while it is open."""
 
     __slots__ = (
         "_headers",
@@ -75,7 +89,7 @@ class Exchange:
         self.has_request = False
         self.conversation: str | None = None
         self.era: str | None = None
-        self.judged = False
+        self.judged: set[str] = set()  # the rules that judged its first client message
         #: the client's messages that came before the response head, to judge then
         self.waiting: list[MessageContext] = []
 

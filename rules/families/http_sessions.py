@@ -78,9 +78,13 @@ class HttpGetStream(HttpRule):
         self._reported: Lru[tuple[str, str, int | None], None] = Lru(64)
 
     def on_http_response(self, exchange: Exchange) -> Findings:
-        if exchange.method not in ("GET", "DELETE") or exchange.path not in self.endpoints:
+        if exchange.method not in ("GET", "DELETE") or exchange.path not in self.tracker.endpoints:
             return None
-        if self.old_sse or self.era_of(exchange) != "modern" or exchange.resp_seq is None:
+        if (
+            self.tracker.old_sse
+            or self.tracker.era_of(exchange) != "modern"
+            or exchange.resp_seq is None
+        ):
             return None
         key = (exchange.session_key, exchange.method, exchange.status)
         if key in self._reported:
@@ -106,7 +110,7 @@ class HttpSessionMissing(HttpRule):
         super().__init__()
         self._sessions: Lru[str, int] = Lru(64)  # session id → seq of its initialize result
 
-    def heard(self, ctx: MessageContext, exchange: Exchange) -> Findings:
+    def heard(self, ctx: MessageContext, exchange: Exchange, passed: bool) -> Findings:
         # Gated here rather than on the message's era: after a dual-era client's rejected
         # server/discover probe, the origin conversation (where a request that forgot its
         # session lands) still reads as modern while the session itself is legacy.
@@ -117,7 +121,6 @@ class HttpSessionMissing(HttpRule):
             if ctx.method == "initialize" and ctx.kind == "result" and session is not None:
                 self._sessions.put(session, ctx.seq)
             return None
-        self.note_endpoint(exchange)
         if not self._sessions or "mcp-session-id" in exchange.headers:
             return None
         forced_modern = ctx.era == "modern" and ctx.conversation.era != "modern"
@@ -137,7 +140,7 @@ class HttpSessionMissing(HttpRule):
     def on_http_request(self, exchange: Exchange) -> Findings:
         if exchange.method not in ("GET", "DELETE") or not self._sessions:
             return None
-        if "mcp-session-id" in exchange.headers or exchange.path not in self.endpoints:
+        if "mcp-session-id" in exchange.headers or exchange.path not in self.tracker.endpoints:
             return None
         session, seq = self._latest()
         return [

@@ -53,7 +53,7 @@ class HttpNotificationStatus(HttpRule):
     def on_http_end(self, exchange: Exchange) -> Findings:
         if not exchange.c2s or exchange.has_request or exchange.status is None:
             return None
-        if self.old_sse or exchange.resp_seq is None:
+        if self.tracker.old_sse or exchange.resp_seq is None:
             return None
         status = exchange.status
         if status >= 400:

@@ -1,0 +1,155 @@
+"""The HTTP exchanges of one rule engine, followed once for all the ``http.*`` rules.
+
+Every :class:`~mcpeek.rules.families._http_exchanges.HttpRule` of an engine
+reads the same :class:`ExchangeTracker` (the engine hands it round with
+:meth:`~mcpeek.rules.base.Rule.share`): the open exchanges, each with its
+request and response head parsed once, and what the client messages taught
+(the era of each conversation, the MCP endpoints, whether the traffic is the
+deprecated HTTP+SSE transport). Before it, each of the 14 rules followed every
+exchange with its own copy, which was most of the rules' cost per exchange.
+
+The engine calls the rules one after the other on the same record or message,
+so the tracker learns from the first call and answers the others from that:
+:meth:`follow` and :meth:`note` remember what they were last given (by
+identity: the tracker holds it, so no other object can take its address).
+A message judged later than its own hook (it came before its exchange's
+response head, see :mod:`~mcpeek.rules.families._http_exchanges`) is heard
+once, in order, and every rule judges it with what the tracker knew then
+(:data:`Heard`).
+"""
+
+from __future__ import annotations
+
+from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.records import Http, Msg
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
+from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange, refresh
+
+MAX_EXCHANGES = 1024
+
+#: a message judged after its hook, and whether the HTTP+SSE gate let it through then
+Heard = tuple[MessageContext, bool]
+
+
+def _has_body(record: Http) -> bool:
+    return bool(record.body) or bool(record.body_b64)
+
+
+class ExchangeTracker:
+    """The open exchanges and what the client messages on them showed, for every rule."""
+
+    def __init__(self) -> None:
+        self.exchanges: Lru[str, Exchange] = Lru(MAX_EXCHANGES)
+        self.eras: Lru[str, str | None] = Lru(MAX_CONVERSATIONS)
+        self.endpoints: Lru[str, None] = Lru(16)  # paths that carried JSON-RPC POSTs
+        self.old_sse = False  # HTTP+SSE (2024-11-05) traffic seen: not Streamable HTTP
+        #: the exchange of the record last followed (``None``: not one that is open)
+        self.current: Exchange | None = None
+        #: the client messages that waited for ``current``'s head (or its end), heard now
+        self.late: list[Heard] = []
+        self._record: Http | Msg | None = None
+        self._noted: MessageContext | None = None
+        self._noted_passed = False
+        self._ended: Conversation | None = None
+        self._ended_late: list[tuple[Exchange, list[Heard]]] = []
+        self._answered: tuple[str, Exchange | None, list[Heard]] | None = None
+
+    # -- records -----------------------------------------------------------------------
+    def follow(self, record: Http) -> Exchange | None:
+        """The exchange ``record`` is about, once it is taken into account."""
+        if record is self._record:
+            return self.current
+        self._record = record
+        self._answered = None
+        self.late = []
+        if record.phase == "request":
+            self.current = Exchange(record)
+            self.exchanges.put(record.x, self.current)
+            return self.current
+        exchange = self.current = self.exchanges.get(record.x)
+        if exchange is None:
+            return None
+        exchange.with_body = exchange.with_body or _has_body(record)
+        if record.phase == "response":
+            exchange.respond(record)
+        else:  # "end"
+            del self.exchanges[record.x]
+        if exchange.waiting:  # judged now: with the status, or known never to have one
+            self.late = self._hear_all(exchange, exchange.waiting)
+            exchange.waiting = []
+        return exchange
+
+    def count_s2c(self, record: Msg) -> None:
+        """A server message recorded on an exchange (for ``http.notification-status``)."""
+        if record is self._record:
+            return
+        self._record = record
+        carrier = self.exchanges.get(record.ch)
+        if carrier is not None:
+            carrier.s2c += 1
+
+    # -- messages ----------------------------------------------------------------------
+    def wait(self, ctx: MessageContext, exchange: Exchange) -> None:
+        """A client message before its exchange's head: kept to be heard with it."""
+        waiting = exchange.waiting
+        later = ctx.later  # (one copy per message, keeping the bytes a flow's end drops)
+        if not waiting or waiting[-1] is not later:
+            waiting.append(later)
+
+    def note(self, ctx: MessageContext, exchange: Exchange) -> bool:
+        """What a message of ``exchange`` shows (once its head is known, or known never
+        to come); whether the traffic still is Streamable HTTP after it."""
+        if ctx is self._noted:
+            return self._noted_passed
+        self._answered = None
+        refresh(self.eras, ctx.conversation.key, ctx.era)
+        if ctx.entry.dir == "c2s":
+            exchange.conversation = ctx.conversation.key
+            exchange.era = ctx.era
+            if ctx.kind == "request":
+                exchange.has_request = True
+                if exchange.status == 202 and exchange.s2c == 0:
+                    self.old_sse = True  # the answer will come on another stream
+            if exchange.method == "POST" and exchange.path is not None:
+                refresh(self.endpoints, exchange.path, None)  # the MCP endpoint
+        self._noted, self._noted_passed = ctx, not self.old_sse
+        return self._noted_passed
+
+    def _hear_all(self, exchange: Exchange, waiting: list[MessageContext]) -> list[Heard]:
+        return [(ctx, self.note(ctx, exchange)) for ctx in waiting]
+
+    # -- exchanges that end without a head ---------------------------------------------
+    def answered(self, x: str) -> tuple[Exchange | None, list[Heard]]:
+        """mcpeek answered exchange ``x`` itself: it is closed, its messages heard."""
+        if self._answered is not None and self._answered[0] == x:
+            return self._answered[1:]
+        closed = self.exchanges.pop(x, None)
+        late = self._hear_all(closed, closed.waiting) if closed and closed.waiting else []
+        if closed is not None:
+            closed.waiting = []
+        self._answered = (x, closed, late)
+        return closed, late
+
+    def ending(self, conversation: Conversation) -> list[tuple[Exchange, list[Heard]]]:
+        """The capture ended: the messages of ``conversation`` still waiting, heard."""
+        if conversation is self._ended:
+            return self._ended_late
+        self._answered = None
+        late: list[tuple[Exchange, list[Heard]]] = []
+        for exchange in self.exchanges.values():
+            if any(ctx.conversation is conversation for ctx in exchange.waiting):
+                now = [c for c in exchange.waiting if c.conversation is conversation]
+                exchange.waiting = [
+                    c for c in exchange.waiting if c.conversation is not conversation
+                ]
+                late.append((exchange, self._hear_all(exchange, now)))
+        self._ended, self._ended_late = conversation, late
+        return late
+
+    def era_of(self, exchange: Exchange) -> str | None:
+        """The era last seen in the exchange's conversation (for judgments on records)."""
+        if exchange.era is not None:
+            return exchange.era
+        key = exchange.session_key
+        return self.eras.get(key) if key in self.eras else self.eras.get(ORIGIN)
