@@ -110,6 +110,8 @@ class Rule:
     #: it out of those messages' rules, and asks again after any message or conversation
     #: end it did see. Empty: always called.
     idle_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The phases of the ``http`` records ``on_record`` wants (``None``: all of them).
+    record_phases: ClassVar[frozenset[str] | None] = None
 
     def idle(self) -> bool:
         """Whether ``on_message`` would do nothing on a message of ``idle_kinds`` now."""
@@ -151,6 +153,21 @@ class Rule:
         """mcpeek answered HTTP exchange ``exchange`` itself (a 502, a 413…): no server
         will, and the rule sees neither that response nor the exchange's end."""
         return None
+
+
+class Follower:
+    """What some rules share (:meth:`Rule.share`) and the engine keeps up to date itself:
+    it gets every record of ``record_types`` and every message of ``transport``, each
+    before any rule's hook, so that a rule need not be called just to keep it."""
+
+    transport: ClassVar[str | None] = None
+    record_types: ClassVar[frozenset[type]] = frozenset()
+
+    def on_record(self, record: Record) -> None:
+        """A record of ``record_types`` (a message only if it is not on stdio)."""
+
+    def on_message(self, ctx: MessageContext) -> None:
+        """A message of ``transport``, before the rules' ``on_message``."""
 
 
 def listed_era(rule: type[Rule]) -> str:

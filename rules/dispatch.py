@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from mcpeek.inspector.records import Msg
-from mcpeek.rules.base import Rule
+from mcpeek.inspector.records import Http, Msg
+from mcpeek.rules.base import Follower, Rule
 from mcpeek.rules.gate import Check, Gate
 
 #: A message's (kind, method, era, transport, direction, protocol version).
@@ -24,6 +24,8 @@ MessageKey = tuple[str, str | None, str | None, str, str, str | None]
 FlowKey = tuple[str | None, str | None, str, str | None]
 #: The era of a record that has no conversation yet: every rule may want it.
 ANY_ERA = "*"
+#: The phases of an ``http`` record.
+HTTP_PHASES = ("request", "response", "end")
 #: A record's (type, whether it is a message on stdio, era or ANY_ERA).
 RecordKey = tuple[type, bool, str | None]
 
@@ -41,6 +43,8 @@ class MessageRules(NamedTuple):
     resting: Resting | None = None
     #: Some rule of ``every`` may go idle or wake up (``Rule.idle``) when called.
     wakes: bool = False
+    #: what the engine keeps up to date for the rules before them (``Follower``)
+    followers: tuple[Follower, ...] = ()
 
 
 class Resting(NamedTuple):
@@ -58,13 +62,20 @@ class RecordRules(NamedTuple):
 
     plain: list[Rule]
     batches: list[Rule] | None
+    #: what the engine keeps up to date for the rules before them (``Follower``)
+    followers: tuple[Follower, ...] = ()
+    #: for an ``http`` record, ``plain`` by phase (``Rule.record_phases``)
+    phases: dict[str, list[Rule]] | None = None
 
 
 class Dispatch:
     """The rules of one engine, by hook, and the tables of which of them a hook reaches."""
 
-    def __init__(self, rules: list[Rule], *, gate: Gate | None) -> None:
+    def __init__(
+        self, rules: list[Rule], *, gate: Gate | None, followers: tuple[Follower, ...] = ()
+    ) -> None:
         self._gate = gate
+        self._followers = followers
         self._message_rules = [r for r in rules if overrides(r, "on_message")]
         self._flow_rules = [r for r in rules if overrides(r, "on_flow_end")]
         self._record_rules = [r for r in rules if overrides(r, "on_record")]
@@ -100,8 +111,11 @@ class Dispatch:
             awake = [r for r in every if kind not in r.idle_kinds]
             still = any(r.idle_kinds for r in awake)
             resting = Resting(awake, [r for r in ungated if kind not in r.idle_kinds], still)
+        followers = tuple(
+            f for f in self._followers if f.transport is None or f.transport == transport
+        )
         found = self.message[key] = MessageRules(
-            every, ungated, check, resting, wakes=bool(sleepers)
+            every, ungated, check, resting, wakes=bool(sleepers), followers=followers
         )
         return found
 
@@ -127,7 +141,20 @@ class Dispatch:
             and (era == ANY_ERA or applies(r, era))
         ]
         plain = [r for r in batches if not (r.batch_records and kind is Msg)]
-        found = self.record[key] = RecordRules(plain, batches if plain != batches else None)
+        followers = tuple(
+            f
+            for f in self._followers
+            if kind in f.record_types and not (on_stdio and f.transport == "http")
+        )
+        phases = None
+        if kind is Http:
+            phases = {
+                phase: [r for r in plain if r.record_phases is None or phase in r.record_phases]
+                for phase in HTTP_PHASES
+            }
+        found = self.record[key] = RecordRules(
+            plain, batches if plain != batches else None, followers, phases
+        )
         return found
 
     def conversation_end_rules(self, era: str | None) -> list[Rule]:

@@ -31,7 +31,7 @@ from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flo
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Msg, Record
 from mcpeek.rules.acted import ActedMessages
-from mcpeek.rules.base import Finding, LateFinding, Rule, catalog, listed_era
+from mcpeek.rules.base import Finding, Follower, LateFinding, Rule, catalog, listed_era
 from mcpeek.rules.context import MessageContext, RequestMemo, is_batch
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
 from mcpeek.rules.gate import Gate, plain_answer
@@ -73,9 +73,10 @@ class RuleEngine(AnalysisListener):
         shared: dict[type, Any] = {}  # what the rules follow once for all (Rule.share)
         for rule in self.rules:
             rule.share(shared)
+        followers = tuple(f for f in shared.values() if isinstance(f, Follower))
         self._decoder = MessageDecoder()
         # gate off: every rule on every message (what the verifying twin compares with)
-        self._index = Dispatch(self.rules, gate=Gate() if gate else None)
+        self._index = Dispatch(self.rules, gate=Gate() if gate else None, followers=followers)
         self._current_flow: Flow | None = None  # the flow of the hook being run
         self._requests = RequestMemo()
         self.gate_accepted = 0  # messages the gate accepted (for the benchmark's figures)
@@ -102,13 +103,16 @@ class RuleEngine(AnalysisListener):
         if self._held.held:
             self._held.release(conversation, self.report)
         rules = dispatch.every
-        if not rules:
+        followers = dispatch.followers
+        if not rules and not followers:
             return
         resting = dispatch.resting if self._resting else None
         if resting is not None:
             rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
+        for follower in followers:
+            follower.on_message(ctx)
         gate = dispatch.gate
         if (
             gate is not None
@@ -164,7 +168,11 @@ class RuleEngine(AnalysisListener):
         found = self._index.record.get(key)
         if found is None:
             found = self._index.record_rules(key)
+        for follower in found.followers:
+            follower.on_record(record)
         wanting = found.plain
+        if found.phases is not None:
+            wanting = found.phases.get(record.phase, wanting)  # type: ignore[attr-defined]
         # (only asked when some rule wants batches alone: the floor pays nothing for it)
         if found.batches is not None and isinstance(record, Msg) and is_batch(record):
             wanting = found.batches

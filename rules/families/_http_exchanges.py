@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mcpeek.inspector.analysis import Conversation
-from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.inspector.records import Http, Record
 from mcpeek.rules.base import Era, Finding, Findings, LateFinding, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._http_exchange_state import Exchange, refresh
@@ -95,39 +95,40 @@ class HttpRule(Rule):
     def share(self, shared: dict[type, Any]) -> None:
         self.tracker = shared.setdefault(ExchangeTracker, self.tracker)
 
-    # -- following the exchanges -------------------------------------------------------
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # The engine calls a rule only on the records it has something to do with.
+        judges = cls.judge is not HttpRule.judge or cls.heard is not HttpRule.heard
+        phases = {"request"} if cls.on_http_request is not HttpRule.on_http_request else set()
+        if judges or cls.on_http_response is not HttpRule.on_http_response:
+            phases.add("response")  # (the messages that waited for the head)
+        if judges or cls.on_http_end is not HttpRule.on_http_end:
+            phases.add("end")  # (those whose head never came)
+        cls.record_phases = frozenset(phases)
+
+    # -- following the exchanges (the tracker did, just before) ------------------------
     def on_record(self, record: Record, conversation: Conversation | None) -> Findings:
-        if isinstance(record, Http):
-            exchange = self.tracker.follow(record)
-            if exchange is None:
-                return None
-            phase = record.phase
-            if phase == "request":
-                return self.on_http_request(exchange)
-            late = self.tracker.late
-            if phase == "response":
-                found = self.on_http_response(exchange)
-                return self._judge_late(exchange, late, found) if late else found
-            if phase == "end":
-                # no response head came (the client gave up): judged with no status
-                judged = self._judge_late(exchange, late, None) if late else None
-                found = self.on_http_end(exchange)
-                return judged if not found else [*(judged or ()), *found]
-        elif isinstance(record, Msg) and record.dir == "s2c" and record.ch != "stdio":
-            # Only rules whose ``record_types`` include Msg get here (notification-status).
-            self.tracker.count_s2c(record)
-        return None
+        tracker = self.tracker
+        exchange = tracker.current
+        if exchange is None or not isinstance(record, Http):
+            return None
+        phase = record.phase
+        if phase == "request":
+            return self.on_http_request(exchange)
+        late = tracker.late
+        if phase == "response":
+            found = self.on_http_response(exchange)
+            return self._judge_late(exchange, late, found) if late else found
+        # no response head came (the client gave up): judged with no status
+        judged = self._judge_late(exchange, late, None) if late else None
+        found = self.on_http_end(exchange)
+        return judged if not found else [*(judged or ()), *found]
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        tracker = self.tracker
-        exchange = tracker.exchanges.get(ctx.entry.ch)
+        exchange = self.tracker.now
         if exchange is None:
-            return None
-        if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
-            # Judged when the response head arrives (what most rules check is in it).
-            tracker.wait(ctx, exchange)
-            return None
-        return self.heard(ctx, exchange, tracker.note(ctx, exchange))
+            return None  # not on an exchange, or kept until its head comes
+        return self.heard(ctx, exchange, self.tracker.passed)
 
     def on_proxy_answered(self, exchange: str) -> Findings:
         # mcpeek answered (no server did): judged with no status, like a client that gave up

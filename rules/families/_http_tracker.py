@@ -8,20 +8,22 @@ request and response head parsed once, and what the client messages taught
 deprecated HTTP+SSE transport). Before it, each of the 14 rules followed every
 exchange with its own copy, which was most of the rules' cost per exchange.
 
-The engine calls the rules one after the other on the same record or message,
-so the tracker learns from the first call and answers the others from that:
-:meth:`follow` and :meth:`note` remember what they were last given (by
-identity: the tracker holds it, so no other object can take its address).
-A message judged later than its own hook (it came before its exchange's
-response head, see :mod:`~mcpeek.rules.families._http_exchanges`) is heard
-once, in order, and every rule judges it with what the tracker knew then
-(:data:`Heard`).
+The tracker is a :class:`~mcpeek.rules.base.Follower`: the engine gives it
+every ``http`` record and every message of the HTTP transport before the
+rules' hooks, so a rule is called only on what it judges (its ``kinds``,
+``directions`` and ``record_phases``). A message that comes before its
+exchange's response head (see :mod:`~mcpeek.rules.families._http_exchanges`)
+is kept, heard once when the head (or the end) comes, and every rule judges
+it with what the tracker knew then (:data:`Heard`). For the hooks the engine
+runs rule by rule (an exchange mcpeek answered, a conversation's end), the
+first rule's call works it out and the others' read it back.
 """
 
 from __future__ import annotations
 
 from mcpeek.inspector.analysis import Conversation
-from mcpeek.inspector.records import Http, Msg
+from mcpeek.inspector.records import Http, Msg, Record
+from mcpeek.rules.base import Follower
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange, refresh
@@ -36,8 +38,11 @@ def _has_body(record: Http) -> bool:
     return bool(record.body) or bool(record.body_b64)
 
 
-class ExchangeTracker:
+class ExchangeTracker(Follower):
     """The open exchanges and what the client messages on them showed, for every rule."""
+
+    transport = "http"
+    record_types = frozenset({Http, Msg})
 
     def __init__(self) -> None:
         self.exchanges: Lru[str, Exchange] = Lru(MAX_EXCHANGES)
@@ -48,28 +53,35 @@ class ExchangeTracker:
         self.current: Exchange | None = None
         #: the client messages that waited for ``current``'s head (or its end), heard now
         self.late: list[Heard] = []
-        self._record: Http | Msg | None = None
-        self._noted: MessageContext | None = None
-        self._noted_passed = False
+        #: the exchange of the message last followed, if the rules judge it now (not
+        #: kept for its head), and whether the traffic was still Streamable HTTP then
+        self.now: Exchange | None = None
+        self.passed = False
         self._ended: Conversation | None = None
         self._ended_late: list[tuple[Exchange, list[Heard]]] = []
         self._answered: tuple[str, Exchange | None, list[Heard]] | None = None
 
     # -- records -----------------------------------------------------------------------
-    def follow(self, record: Http) -> Exchange | None:
-        """The exchange ``record`` is about, once it is taken into account."""
-        if record is self._record:
-            return self.current
-        self._record = record
+    def on_record(self, record: Record) -> None:
         self._answered = None
+        if isinstance(record, Http):
+            self.follow(record)
+        elif isinstance(record, Msg) and record.dir == "s2c":
+            # the server's messages on an exchange (for http.notification-status)
+            carrier = self.exchanges.get(record.ch)
+            if carrier is not None:
+                carrier.s2c += 1
+
+    def follow(self, record: Http) -> None:
+        """``current``: the exchange ``record`` is about, once it is taken into account."""
         self.late = []
         if record.phase == "request":
             self.current = Exchange(record)
             self.exchanges.put(record.x, self.current)
-            return self.current
+            return
         exchange = self.current = self.exchanges.get(record.x)
         if exchange is None:
-            return None
+            return
         exchange.with_body = exchange.with_body or _has_body(record)
         if record.phase == "response":
             exchange.respond(record)
@@ -78,31 +90,25 @@ class ExchangeTracker:
         if exchange.waiting:  # judged now: with the status, or known never to have one
             self.late = self._hear_all(exchange, exchange.waiting)
             exchange.waiting = []
-        return exchange
-
-    def count_s2c(self, record: Msg) -> None:
-        """A server message recorded on an exchange (for ``http.notification-status``)."""
-        if record is self._record:
-            return
-        self._record = record
-        carrier = self.exchanges.get(record.ch)
-        if carrier is not None:
-            carrier.s2c += 1
 
     # -- messages ----------------------------------------------------------------------
-    def wait(self, ctx: MessageContext, exchange: Exchange) -> None:
-        """A client message before its exchange's head: kept to be heard with it."""
-        waiting = exchange.waiting
-        later = ctx.later  # (one copy per message, keeping the bytes a flow's end drops)
-        if not waiting or waiting[-1] is not later:
-            waiting.append(later)
+    def on_message(self, ctx: MessageContext) -> None:
+        self._answered = None
+        self.now = None
+        exchange = self.exchanges.get(ctx.entry.ch)
+        if exchange is None:
+            return
+        if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
+            # Judged when the response head arrives (what most rules check is in it);
+            # a copy, which keeps the bytes its flow's end drops.
+            exchange.waiting.append(ctx.later)
+            return
+        self.passed = self.note(ctx, exchange)
+        self.now = exchange
 
     def note(self, ctx: MessageContext, exchange: Exchange) -> bool:
         """What a message of ``exchange`` shows (once its head is known, or known never
         to come); whether the traffic still is Streamable HTTP after it."""
-        if ctx is self._noted:
-            return self._noted_passed
-        self._answered = None
         refresh(self.eras, ctx.conversation.key, ctx.era)
         if ctx.entry.dir == "c2s":
             exchange.conversation = ctx.conversation.key
@@ -113,8 +119,7 @@ class ExchangeTracker:
                     self.old_sse = True  # the answer will come on another stream
             if exchange.method == "POST" and exchange.path is not None:
                 refresh(self.endpoints, exchange.path, None)  # the MCP endpoint
-        self._noted, self._noted_passed = ctx, not self.old_sse
-        return self._noted_passed
+        return not self.old_sse
 
     def _hear_all(self, exchange: Exchange, waiting: list[MessageContext]) -> list[Heard]:
         return [(ctx, self.note(ctx, exchange)) for ctx in waiting]

@@ -17,10 +17,14 @@ responses are in :mod:`mcpeek.rules.families.http_status`, sessions in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
+
 from mcpeek.rules.base import Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import (
+    FROM_CLIENT,
     JSON,
     MCP,
     SSE,
@@ -56,6 +60,7 @@ class HttpAccept(HttpRule):
     severity = "error"
     summary = "a client POST whose Accept does not list both application/json and text/event-stream"
     spec = f"{STREAMABLE}#sending-messages"
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if not self.first_post(ctx, exchange):
@@ -129,6 +134,8 @@ class HttpMethodHeader(HttpRule):
     catalog_era = "modern"
     summary = "on a request POST, Mcp-Method missing or different from the body's method"
     spec = f"{STREAMABLE}#standard-request-headers"
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.kind != "request" or not self.first_post(ctx, exchange):
@@ -152,6 +159,8 @@ class HttpNameHeader(HttpRule):
     catalog_era = "modern"
     summary = "Mcp-Name missing on tools/call, resources/read, prompts/get, or not the body's name"
     spec = f"{STREAMABLE}#standard-request-headers"
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         member = NAME_METHODS.get(ctx.method or "")
@@ -178,6 +187,9 @@ class HttpParamHeader(HttpRule):
     catalog_era = "modern"
     summary = "an Mcp-Param-* header missing or different from the argument its x-mcp-header names"
     spec = f"{STREAMABLE}#custom-headers-from-tool-parameters"
+    kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {"request": frozenset({"tools/call"})}
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.method != "tools/call" or ctx.kind != "request":

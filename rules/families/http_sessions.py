@@ -18,6 +18,7 @@ from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import (
+    FROM_CLIENT,
     LEGACY_TRANSPORTS,
     MCP,
     STREAMABLE,
@@ -43,6 +44,8 @@ class HttpSessionId(HttpRule):
     catalog_era = "modern"
     summary = "the server mints or echoes Mcp-Session-Id in the modern era"
     spec = f"{STREAMABLE}#earlier-streamable-http-revisions"
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,6 +75,7 @@ class HttpGetStream(HttpRule):
     catalog_era = "modern"
     summary = "a GET/DELETE to the MCP endpoint (legacy client); the server SHOULD answer 405"
     spec = f"{STREAMABLE}#earlier-streamable-http-revisions"
+    kinds = frozenset()  # judges the exchanges, not their messages
 
     def __init__(self) -> None:
         super().__init__()
@@ -178,6 +182,7 @@ class HttpSessionTerminated(HttpRule):
     catalog_era = "legacy"
     summary = "a request with a terminated session id answered other than 404"
     spec = f"{LEGACY_TRANSPORTS}#session-management"
+    kinds = frozenset()  # judges the exchanges, not their messages
 
     def __init__(self) -> None:
         super().__init__()

@@ -13,10 +13,13 @@ How the rules follow the exchanges is in :mod:`mcpeek.rules.families._http_excha
 
 from __future__ import annotations
 
-from mcpeek.inspector.records import Http, Msg
+from collections.abc import Mapping
+from typing import ClassVar
+
 from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._http_exchange_state import (
+    FROM_CLIENT,
     JSON,
     MCP,
     SSE,
@@ -39,8 +42,7 @@ class HttpNotificationStatus(HttpRule):
     severity = "error"
     summary = "a notification POST not answered with 202 and an empty body (or an error status)"
     spec = f"{STREAMABLE}#sending-messages"
-    # The one HTTP rule that counts the server's messages on an exchange.
-    record_types = frozenset({Http, Msg})
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.entry.dir != "c2s" or exchange.method != "POST":
@@ -73,6 +75,8 @@ class HttpContentType(HttpRule):
     severity = "error"
     summary = "a request POST answered with neither application/json nor text/event-stream"
     spec = f"{STREAMABLE}#sending-messages"
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.kind != "request" or exchange.status == 202 or not exchange.success:
@@ -102,6 +106,8 @@ class HttpErrorStatus(HttpRule):
     catalog_era = "modern"
     summary = "-32602 (missing _meta), -32020/-32021/-32022 not sent with 400; -32601 not with 404"
     spec = f"{STREAMABLE}#protocol-version-header"
+    kinds = frozenset({"error"})
+    directions: ClassVar[Mapping[str, str]] = {"error": "s2c"}
 
     # A legacy server rejecting a dual-era client's probe looks the same: like every
     # modern-only finding on a server's message, the engine holds these until the
@@ -152,6 +158,8 @@ class HttpSseRequest(HttpRule):
     catalog_era = "modern"
     summary = "the server sends a JSON-RPC request on an SSE stream"
     spec = f"{STREAMABLE}#receiving-messages"
+    kinds = frozenset({"request"})
+    directions: ClassVar[Mapping[str, str]] = {"request": "s2c"}
 
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if ctx.entry.dir != "s2c" or ctx.kind != "request":
@@ -171,6 +179,8 @@ class HttpSseBuffering(HttpRule):
     catalog_era = "modern"
     summary = "an SSE response without X-Accel-Buffering: no (reported once per server)"
     spec = f"{STREAMABLE}#receiving-messages"
+    kinds = frozenset({"request"})
+    directions = FROM_CLIENT
 
     def __init__(self) -> None:
         super().__init__()
