@@ -110,7 +110,8 @@ class Rule:
     #: it out of those messages' rules, and asks again after any message or conversation
     #: end it did see. Empty: always called.
     idle_kinds: ClassVar[frozenset[str]] = frozenset()
-    #: The phases of the ``http`` records ``on_record`` wants (``None``: all of them).
+    #: The phases of the ``http`` records ``on_record`` wants (``None``: all of them;
+    #: ``late-response`` and ``late-end``: the HTTP rules' tracker held messages for it).
     record_phases: ClassVar[frozenset[str] | None] = None
 
     def idle(self) -> bool:
@@ -163,8 +164,11 @@ class Follower:
     transport: ClassVar[str | None] = None
     record_types: ClassVar[frozenset[type]] = frozenset()
 
-    def on_record(self, record: Record) -> None:
-        """A record of ``record_types`` (a message only if it is not on stdio)."""
+    def on_record(self, record: Record) -> str | None:
+        """A record of ``record_types`` (a message only if it is not on stdio); for an
+        ``http`` record, the phase the rules are to take it as, if it knows better
+        (``late-response``, ``late-end``: messages waited for it; see ``record_phases``)."""
+        return None
 
     def on_message(self, ctx: MessageContext) -> None:
         """A message of ``transport``, before the rules' ``on_message``."""

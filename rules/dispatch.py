@@ -24,8 +24,9 @@ MessageKey = tuple[str, str | None, str | None, str, str, str | None]
 FlowKey = tuple[str | None, str | None, str, str | None]
 #: The era of a record that has no conversation yet: every rule may want it.
 ANY_ERA = "*"
-#: The phases of an ``http`` record.
-HTTP_PHASES = ("request", "response", "end")
+#: The phases of an ``http`` record (``late-``: as the HTTP tracker refines them,
+#: when client messages waited for that response head or end: ``Rule.record_phases``).
+HTTP_PHASES = ("request", "response", "end", "late-response", "late-end")
 #: A record's (type, whether it is a message on stdio, era or ANY_ERA).
 RecordKey = tuple[type, bool, str | None]
 

@@ -111,8 +111,9 @@ class RuleEngine(AnalysisListener):
             rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
-        for follower in followers:
-            follower.on_message(ctx)
+        if followers:
+            for follower in followers:
+                follower.on_message(ctx)
         gate = dispatch.gate
         if (
             gate is not None
@@ -168,11 +169,13 @@ class RuleEngine(AnalysisListener):
         found = self._index.record.get(key)
         if found is None:
             found = self._index.record_rules(key)
-        for follower in found.followers:
-            follower.on_record(record)
+        phase = None  # an http record's phase, as a follower may refine it
+        if found.followers:
+            for follower in found.followers:
+                phase = follower.on_record(record) or phase
         wanting = found.plain
-        if found.phases is not None:
-            wanting = found.phases.get(record.phase, wanting)  # type: ignore[attr-defined]
+        if found.phases is not None:  # (an http record)
+            wanting = found.phases.get(phase or record.phase, wanting)  # type: ignore[attr-defined]
         # (only asked when some rule wants batches alone: the floor pays nothing for it)
         if found.batches is not None and isinstance(record, Msg) and is_batch(record):
             wanting = found.batches

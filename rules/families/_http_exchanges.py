@@ -98,12 +98,16 @@ class HttpRule(Rule):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         # The engine calls a rule only on the records it has something to do with.
-        judges = cls.judge is not HttpRule.judge or cls.heard is not HttpRule.heard
-        phases = {"request"} if cls.on_http_request is not HttpRule.on_http_request else set()
-        if judges or cls.on_http_response is not HttpRule.on_http_response:
-            phases.add("response")  # (the messages that waited for the head)
-        if judges or cls.on_http_end is not HttpRule.on_http_end:
-            phases.add("end")  # (those whose head never came)
+        # (late-: the tracker held client messages for that head or end, to judge now)
+        phases = {"late-response", "late-end"} if cls.judge is not HttpRule.judge else set()
+        if cls.heard is not HttpRule.heard:
+            phases |= {"late-response", "late-end"}
+        if cls.on_http_request is not HttpRule.on_http_request:
+            phases.add("request")
+        if cls.on_http_response is not HttpRule.on_http_response:
+            phases |= {"response", "late-response"}
+        if cls.on_http_end is not HttpRule.on_http_end:
+            phases |= {"end", "late-end"}
         cls.record_phases = frozenset(phases)
 
     # -- following the exchanges (the tracker did, just before) ------------------------
@@ -112,7 +116,7 @@ class HttpRule(Rule):
         exchange = tracker.current
         if exchange is None or not isinstance(record, Http):
             return None
-        phase = record.phase
+        phase = record.phase  # (the tracker's late- phases: the same hooks)
         if phase == "request":
             return self.on_http_request(exchange)
         late = tracker.late

@@ -62,15 +62,18 @@ class ExchangeTracker(Follower):
         self._answered: tuple[str, Exchange | None, list[Heard]] | None = None
 
     # -- records -----------------------------------------------------------------------
-    def on_record(self, record: Record) -> None:
+    def on_record(self, record: Record) -> str | None:
         self._answered = None
         if isinstance(record, Http):
             self.follow(record)
-        elif isinstance(record, Msg) and record.dir == "s2c":
+            # the rules that judge messages are wanted at a head or end only if some waited
+            return "late-" + record.phase if self.late else None
+        if isinstance(record, Msg) and record.dir == "s2c":
             # the server's messages on an exchange (for http.notification-status)
             carrier = self.exchanges.get(record.ch)
             if carrier is not None:
                 carrier.s2c += 1
+        return None
 
     def follow(self, record: Http) -> None:
         """``current``: the exchange ``record`` is about, once it is taken into account."""

@@ -1,0 +1,82 @@
+"""The ``http.*`` rules of an engine share one exchange tracker, which the engine feeds.
+
+:class:`~mcpeek.rules.families._http_tracker.ExchangeTracker` follows every
+exchange once for all the HTTP rules; the engine gives it every ``http`` record
+and HTTP message before the rules, so a rule is called only on what it judges.
+These tests pin that sharing, and that a rule left out of the records and
+messages it does not judge still knows its exchanges.
+"""
+
+from __future__ import annotations
+
+from mcpeek.inspector.analysis import Analyzer
+from mcpeek.inspector.records import Record
+from mcpeek.rules.engine import Reported, RuleEngine
+from mcpeek.rules.families._http_exchanges import HttpRule
+from mcpeek.rules.families.http import HttpAccept
+from mcpeek.rules.families.http_status import HttpErrorStatus, HttpNotificationStatus
+from mcpeek.rules.testing import lint_records
+from tests.rules.test_http import ACCEPT, JSON_CT, Wire, modern_conversation
+
+
+def test_the_http_rules_of_an_engine_share_one_tracker() -> None:
+    one, other = RuleEngine(lambda _: None), RuleEngine(lambda _: None)
+    trackers = {id(rule.tracker) for rule in one.rules if isinstance(rule, HttpRule)}
+    assert len(trackers) == 1
+    theirs = {id(rule.tracker) for rule in other.rules if isinstance(rule, HttpRule)}
+    assert theirs.isdisjoint(trackers)  # per engine: never shared between two
+
+
+def test_a_rule_called_only_on_server_errors_knows_the_exchange_and_its_status() -> None:
+    # http.error-status alone: the engine calls it neither on request records nor on
+    # the client's messages, and the tracker it reads still followed them.
+    w = modern_conversation()
+    unknown = w.post("foo/bar", id=5, error=(-32601, "no such method"))
+    (v,) = lint_records(w.records, rules=[HttpErrorStatus])
+    assert v.rule == "http.error-status"
+    assert v.msgs == [unknown["msg"], unknown["answer"], unknown["resp"]]
+    assert "sent with HTTP 200; it MUST be 404" in v.message
+
+
+def test_a_rule_counts_the_server_messages_it_is_not_called_on() -> None:
+    # A notification POST answered 202 with a message in its body: only the tracker
+    # sees the server's message record (http.notification-status is called on none).
+    w = Wire()
+    b = w.b
+    b.http("x1", "request", method="POST", path="/mcp", headers=[ACCEPT, JSON_CT])
+    sent = b.notify("notifications/initialized", dir="c2s", ch="x1")
+    b.http("x1", "response", status=202, headers=[JSON_CT])
+    b.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}, "s2c", "x1")
+    b.http("x1", "end", reason="complete")
+    (v,) = lint_records(w.records, rules=[HttpNotificationStatus])
+    assert "answered 202 with a body; it MUST have none" in v.message
+    assert v.msgs[0] == sent.seq
+
+
+class _Counting(HttpAccept):
+    """http.accept, counting the hooks the engine calls (registered under no id)."""
+
+    id = ""
+    calls = 0
+
+    def on_message(self, ctx):  # type: ignore[no-untyped-def]
+        type(self).calls += 1
+        return super().on_message(ctx)
+
+    def on_record(self, record, conversation):  # type: ignore[no-untyped-def]
+        type(self).calls += 1
+        return super().on_record(record, conversation)
+
+
+def test_a_client_side_rule_is_not_called_on_the_server_messages_nor_every_record() -> None:
+    w = Wire()
+    w.post("tools/list", id=1, result={"tools": []})
+    records: list[Record] = w.records
+    _Counting.calls = 0
+    found: list[Reported] = []
+    analyzer = Analyzer([RuleEngine(found.append, rules=[_Counting])])
+    analyzer.feed_all(records)
+    analyzer.finish()
+    # the client's request (kept for the head) and the response record that judges it;
+    # not the request or end records, nor the server's result
+    assert _Counting.calls == 2
