@@ -13,8 +13,8 @@ the rules share, are in :mod:`~mcpeek.rules.families._http_exchange_state`).
 Timing. The Analyzer correlates a client's message as soon as it is recorded
 (so that a call the server holds is in flight), usually before its
 exchange's response head, which says the status and headers most rules
-check. :meth:`HttpRule.on_message` therefore keeps a client message that
-comes before the head with its exchange, and :meth:`HttpRule.heard` (the
+check. The tracker therefore keeps a client message that comes before the
+head with its exchange, and :meth:`HttpRule.heard` (the
 HTTP+SSE and era gates, then :meth:`HttpRule.judge`) sees it when the head
 arrives: every rule judges a message knowing its response head, whatever the
 server's timing. If no head ever comes (the client gave up, mcpeek answered
@@ -39,7 +39,9 @@ stays set.
 
 Cost. The tracker follows each exchange once for all the rules, and parses its
 header lists lazily, on a rule's first look; the bounded memories are
-refreshed only when they change.
+refreshed only when they change. The engine calls a rule only on the ``http``
+records it has a hook for (``record_phases``, set here from the hooks a rule
+overrides) and on the messages its ``kinds`` and ``directions`` name.
 """
 
 from __future__ import annotations
