@@ -111,7 +111,8 @@ class Rule:
     #: end it did see. Empty: always called.
     idle_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The phases of the ``http`` records ``on_record`` wants (``None``: all of them;
-    #: ``late-response`` and ``late-end``: the HTTP rules' tracker held messages for it).
+    #: ``late-response`` and ``late-end``: the HTTP rules' tracker held messages for it;
+    #: honoured where a ``Follower`` follows ``http`` records, as the HTTP rules' does).
     record_phases: ClassVar[frozenset[str] | None] = None
 
     def idle(self) -> bool:

@@ -65,7 +65,7 @@ class RecordRules(NamedTuple):
     batches: list[Rule] | None
     #: what the engine keeps up to date for the rules before them (``Follower``)
     followers: tuple[Follower, ...] = ()
-    #: for an ``http`` record, ``plain`` by phase (``Rule.record_phases``)
+    #: for an ``http`` record some follower follows, ``plain`` by phase (``Rule.record_phases``)
     phases: dict[str, list[Rule]] | None = None
 
 
@@ -148,7 +148,7 @@ class Dispatch:
             if kind in f.record_types and not (on_stdio and f.transport == "http")
         )
         phases = None
-        if kind is Http:
+        if kind is Http and followers:
             phases = {
                 phase: [r for r in plain if r.record_phases is None or phase in r.record_phases]
                 for phase in HTTP_PHASES

@@ -169,13 +169,13 @@ class RuleEngine(AnalysisListener):
         found = self._index.record.get(key)
         if found is None:
             found = self._index.record_rules(key)
-        phase = None  # an http record's phase, as a follower may refine it
-        if found.followers:
+        wanting = found.plain
+        if found.followers:  # (an HTTP record: the shared state first, then the rules)
+            phase = None  # an http record's phase, as a follower may refine it
             for follower in found.followers:
                 phase = follower.on_record(record) or phase
-        wanting = found.plain
-        if found.phases is not None:  # (an http record)
-            wanting = found.phases.get(phase or record.phase, wanting)  # type: ignore[attr-defined]
+            if found.phases is not None:
+                wanting = found.phases.get(phase or record.phase, wanting)  # type: ignore[attr-defined]
         # (only asked when some rule wants batches alone: the floor pays nothing for it)
         if found.batches is not None and isinstance(record, Msg) and is_batch(record):
             wanting = found.batches
