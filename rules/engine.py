@@ -96,23 +96,23 @@ class RuleEngine(AnalysisListener):
         era = self._forced_era or declared.era
         method = entry.method if entry.method is not None else flow.method
         version = self.spec or declared.protocol_version
-        key = (entry.kind, method, era, conversation.transport, entry.dir, version)
+        transport = conversation.transport  # (followers: never on stdio, which pays nothing)
+        key = (entry.kind, method, era, transport, entry.dir, version)
         dispatch = self._index.message.get(key)
         if dispatch is None:
             dispatch = self._index.message_rules(key)
         if self._held.held:
             self._held.release(conversation, self.report)
         rules = dispatch.every
-        followers = dispatch.followers
-        if not rules and not followers:
+        if not rules and (transport == "stdio" or not dispatch.followers):
             return
         resting = dispatch.resting if self._resting else None
         if resting is not None:
             rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
-        if followers:
-            for follower in followers:
+        if transport != "stdio":
+            for follower in dispatch.followers:
                 follower.on_message(ctx)
         gate = dispatch.gate
         if (
@@ -170,7 +170,7 @@ class RuleEngine(AnalysisListener):
         if found is None:
             found = self._index.record_rules(key)
         wanting = found.plain
-        if found.followers:  # (an HTTP record: the shared state first, then the rules)
+        if not on_stdio and found.followers:  # (HTTP: the shared state, then the rules)
             phase = None  # an http record's phase, as a follower may refine it
             for follower in found.followers:
                 phase = follower.on_record(record) or phase
