@@ -37,10 +37,10 @@ from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
 from mcpeek.rules.reported import (
-    CRASH_SPEC,
     GATE_UNSOUND,
     RULE_CRASHED,
     Reported,
+    crash_report,
     excerpt,
     finding_direction,
     flag_line,
@@ -112,8 +112,11 @@ class RuleEngine(AnalysisListener):
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
         if transport != "stdio":
-            for follower in dispatch.followers:
-                follower.on_message(ctx)
+            try:  # (the rules' shared state: its bug is theirs, reported, never raised)
+                for follower in dispatch.followers:
+                    follower.on_message(ctx)
+            except Exception as exc:
+                self._crashed(type(follower).__name__, exc, conversation, entry.seq)
         gate = dispatch.gate
         if (
             gate is not None
@@ -134,7 +137,7 @@ class RuleEngine(AnalysisListener):
                     for finding in findings:
                         self._emit(rule, finding, conversation, entries)
             except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-                self._crashed(rule, exc, conversation, entry.seq)
+                self._crashed(rule.id, exc, conversation, entry.seq)
         if entry.kind == "request" and "params" in ctx.__dict__:  # a rule decoded them
             self._requests.note(ctx)
         if dispatch.wakes if resting is None else resting.wakes:
@@ -172,8 +175,12 @@ class RuleEngine(AnalysisListener):
         wanting = found.plain
         if not on_stdio and found.followers:  # (HTTP: the shared state, then the rules)
             phase = None  # an http record's phase, as a follower may refine it
-            for follower in found.followers:
-                phase = follower.on_record(record) or phase
+            try:
+                for follower in found.followers:
+                    phase = follower.on_record(record) or phase
+            except Exception as exc:
+                seq = getattr(record, "seq", 0)
+                self._crashed(type(follower).__name__, exc, conversation, seq)
             if found.phases is not None:
                 wanting = found.phases.get(phase or record.phase, wanting)  # type: ignore[attr-defined]
         # (only asked when some rule wants batches alone: the floor pays nothing for it)
@@ -224,7 +231,7 @@ class RuleEngine(AnalysisListener):
                 else:
                     self._emit(rule, finding, conversation, entries)
         except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-            self._crashed(rule, exc, conversation, fallback)
+            self._crashed(rule.id, exc, conversation, fallback)
 
     def _emit_late(self, rule: Rule, late: LateFinding) -> None:
         """A finding on a message judged after its own hook: reported as if then."""
@@ -234,19 +241,8 @@ class RuleEngine(AnalysisListener):
         self._emit(rule, plain, about.conversation, [about.entry])
         self._current_flow = current
 
-    def _crashed(
-        self, rule: Rule, exc: Exception, conversation: Conversation | None, seq: int
-    ) -> None:
-        self.report(
-            Reported(
-                rule=RULE_CRASHED,
-                severity="error",
-                msgs=[seq] if seq else [],
-                message=f"rule {rule.id} raised {type(exc).__name__}: {exc}",
-                spec=CRASH_SPEC,
-                conversation=conversation.key if conversation is not None else "",
-            )
-        )
+    def _crashed(self, who: str, exc: Exception, conv: Conversation | None, seq: int) -> None:
+        self.report(crash_report(who, exc, conv.key if conv is not None else "", seq))
 
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]

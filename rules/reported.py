@@ -55,6 +55,19 @@ class Reported(msgspec.Struct):
         )
 
 
+def crash_report(who: str, exc: Exception, conversation: str, seq: int) -> Reported:
+    """The ``inspector.rule-crashed`` finding for a rule (or the state rules share)
+    that raised on message or record ``seq`` (0: none in particular)."""
+    return Reported(
+        rule=RULE_CRASHED,
+        severity="error",
+        msgs=[seq] if seq else [],
+        message=f"rule {who} raised {type(exc).__name__}: {exc}",
+        spec=CRASH_SPEC,
+        conversation=conversation,
+    )
+
+
 def flag_line(v: Reported) -> str:
     """The one-line live flag: ``ERROR rule method id N: message  <spec>``."""
     parts = [v.severity.upper(), v.rule]

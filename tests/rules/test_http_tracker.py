@@ -9,10 +9,13 @@ messages it does not judge still knows its exchanges.
 
 from __future__ import annotations
 
+import pytest
+
 from mcpeek.inspector.analysis import Analyzer
-from mcpeek.inspector.records import Record
+from mcpeek.inspector.records import Http, Msg, Record
 from mcpeek.rules.engine import Reported, RuleEngine
 from mcpeek.rules.families._http_exchanges import HttpRule
+from mcpeek.rules.families._http_tracker import ExchangeTracker
 from mcpeek.rules.families.http import HttpAccept
 from mcpeek.rules.families.http_status import HttpErrorStatus, HttpNotificationStatus
 from mcpeek.rules.testing import lint_records
@@ -80,3 +83,27 @@ def test_a_client_side_rule_is_not_called_on_the_server_messages_nor_every_recor
     # the client's request (kept for the head) and the response record that judges it;
     # not the request or end records, nor the server's result
     assert _Counting.calls == 2
+
+
+def test_a_tracker_that_raises_is_reported_as_a_crash_and_the_checks_go_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The shared state is the rules' code: its bug must not stop the analysis (nor,
+    # live, the traffic), any more than a rule's does.
+    def broken(self: ExchangeTracker, *args: object) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(ExchangeTracker, "on_record", broken)
+    monkeypatch.setattr(ExchangeTracker, "on_message", broken)
+    w = modern_conversation()
+    w.post("tools/list", id=7, result={"tools": []})
+    found: list[Reported] = []
+    analyzer = Analyzer([RuleEngine(found.append)])
+    analyzer.feed_all(w.records)
+    analyzer.finish()
+    crashes = [v for v in found if v.rule == "inspector.rule-crashed"]
+    assert crashes and all("ExchangeTracker raised KeyError" in v.message for v in crashes)
+    # reported on every record it was given (each http record, each message), and
+    # given every one: a crash on one did not stop the engine feeding it the next
+    given = {r.seq for r in w.records if isinstance(r, (Http, Msg))}
+    assert {v.msgs[0] for v in crashes} == given
