@@ -33,6 +33,8 @@ class MessageContext:
     #: engine skips the rules that are ``gated``; others may take it as read too. (A
     #: class default: the engine sets it when the gate accepts.)
     conformant = False
+    #: For a ``later`` copy, the context it was copied from (whose decodes it shares).
+    _origin: MessageContext | None = None
 
     if TYPE_CHECKING:  # the lazy members, as rules see them
         wire: bytes  # the message's exact bytes
@@ -80,7 +82,11 @@ class MessageContext:
         compute = _LAZY.get(name)
         if compute is None:
             raise AttributeError(name)
-        value = compute(self)
+        origin = self._origin  # (a ``later`` copy: see _later)
+        if origin is not None and name in origin.__dict__:
+            value = origin.__dict__[name]
+        else:
+            value = compute(self)
         setattr(self, name, value)
         return value
 
@@ -193,6 +199,10 @@ def _later(ctx: MessageContext) -> MessageContext:
     later = MessageContext.__new__(MessageContext)
     later.__dict__.update(ctx.__dict__)
     later.entry = msgspec.structs.replace(ctx.entry)
+    # What the rules decode of the message after the copy was taken (its params, say)
+    # is shared with it, not decoded again: a 16 MB request judged at its response
+    # head must not hold its params twice.
+    later._origin = ctx
     return later
 
 
