@@ -64,6 +64,9 @@ class ExchangeTracker(Follower):
     # -- records -----------------------------------------------------------------------
     def on_record(self, record: Record) -> str | None:
         self._answered = None
+        # Heard at the last record only: kept past it, a 16 MB request judged at its head
+        # would stay in memory while its 16 MB answer is read.
+        self.late = []
         if isinstance(record, Http):
             self.follow(record)
             # the rules that judge messages are wanted at a head or end only if some waited
@@ -77,7 +80,6 @@ class ExchangeTracker(Follower):
 
     def follow(self, record: Http) -> None:
         """``current``: the exchange ``record`` is about, once it is taken into account."""
-        self.late = []
         if record.phase == "request":
             self.current = Exchange(record)
             self.exchanges.put(record.x, self.current)
