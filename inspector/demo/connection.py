@@ -28,6 +28,7 @@ from mcpeek.inspector.demo.catalog import MCP, VERSION
 
 DEFAULT_DELAY = 0.3  # seconds between steps: the whole conversation takes about 5 s
 TIMEOUT = 15.0  # seconds to wait for any one answer
+LAST_WORDS_WAIT = 2.0  # seconds to read a dying process's last output before reporting
 CLIENT_INFO = {"name": "mcpeek-demo-client", "version": __version__}
 CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
 
@@ -143,7 +144,13 @@ class DemoClient:
             proc.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
             proc.stdin.flush()
         except (OSError, ValueError):
-            raise DemoError("mcpeek closed its stdin: " + self.last_words()) from None
+            # It is going or gone: read what it said last (a server that died at once
+            # closes its stdin before its stdout's end is seen) before saying why.
+            for thread in self._threads:
+                thread.join(LAST_WORDS_WAIT)
+            ended = bool(self._threads) and not self._threads[0].is_alive()
+            why = "mcpeek closed its stdin" + (" (the server's stdout ended)" if ended else "")
+            raise DemoError(f"{why}: {self.last_words()}") from None
 
     def meta(self, **extra: Any) -> dict[str, Any]:
         return {

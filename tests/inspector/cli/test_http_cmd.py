@@ -91,6 +91,9 @@ def test_proxy_process_relays_and_saves_a_capture(tmp_path: Path) -> None:
             f"mcpeek: proxying http://127.0.0.1:{port}/mcp -> "
             f"http://127.0.0.1:{upstream.server_port}/mcp"
         )
+        # where, from the start (read here: communicate() below would miss a line the
+        # text stream had already buffered)
+        assert proc.stderr.readline() == f"mcpeek: recording to {capture}\n"
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/mcp", data=body, headers={"Content-Type": "application/json"}
@@ -104,7 +107,6 @@ def test_proxy_process_relays_and_saves_a_capture(tmp_path: Path) -> None:
         upstream.shutdown()
     assert proc.returncode == 0
     assert "tools/list  id 1  ← complete" in err  # one line per flow on stderr
-    assert err.startswith(f"mcpeek: recording to {capture}\n")  # where, from the start
     header, records, problems = read_records(capture)
     assert header.transport == "http" and problems == []
     assert [r.dir for r in records if isinstance(r, Msg)] == ["c2s", "s2c"]

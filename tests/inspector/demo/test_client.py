@@ -84,3 +84,15 @@ def test_closing_the_viewer_during_the_conversation_is_an_abort() -> None:
         converse(client)
     client.close()
     assert client.aborted
+
+
+def test_a_server_gone_before_the_first_write_is_reported_with_its_last_words() -> None:
+    # The other order of the race above: the first write meets a closed stdin (EPIPE)
+    # before the reader has seen the stdout's end; the error still says what it said.
+    client = DemoClient([sys.executable, "-c", "import sys; print('boom', file=sys.stderr)"])
+    client.start()
+    assert client._proc is not None
+    client._proc.wait()  # (gone for sure: no timing)
+    with pytest.raises(DemoError, match=r"stdout ended.*boom"):
+        for _ in range(3):  # a pipe may take the first write before it breaks
+            client.notify("notifications/initialized", {})
