@@ -177,7 +177,7 @@ class HttpCommand(Command):
 
         internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
         recorder = Recorder(writer, on_error=internal_error)
-        stop = asyncio.Event() if tui else None
+        stop = asyncio.Event()
         ready = asyncio.Event()
 
         def proxy() -> Coroutine[None, None, None]:
@@ -194,10 +194,15 @@ class HttpCommand(Command):
                 console,
             )
 
+        async def headless() -> None:  # Ctrl-C/SIGTERM stop it at once (asyncio.run's may not)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+            await proxy()
+
         try:
             with library_logs(console):  # aiohttp's tracebacks never reach stderr
-                if stop is None:
-                    asyncio.run(proxy())
+                if not tui:
+                    asyncio.run(headless())
                 else:
                     asyncio.run(_with_viewer(proxy(), stop, ready, path, slow))
         except (OSError, UsageError) as exc:
@@ -225,15 +230,10 @@ async def _serve(
     upstream: str,
     recorder: Recorder,
     console: Console,
-    stop: asyncio.Event | None,
+    stop: asyncio.Event,
     ready: asyncio.Event,
     actor: Actor | None = None,
 ) -> None:
-    loop = asyncio.get_running_loop()
-    if stop is None:  # headless: until Ctrl-C or SIGTERM
-        stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
     guard = RequestGuard(port, allow_remote=args.allow_remote, allowed_origins=args.allow_origin)
     options: dict[str, Any] = {
         "preserve_host": args.preserve_host,
