@@ -22,6 +22,12 @@ PROC = Path("/proc")
 on_linux = pytest.mark.skipif(not (PROC / "self" / "stat").exists(), reason="reads /proc")
 
 
+def _sigint_default() -> None:
+    # A suite started in the background of a script inherits SIGINT ignored, and so
+    # would the command under test: it must see SIGINT as a terminal delivers it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for(found: Callable[[], object], what: str, limit: float = 60.0) -> object:
     """Poll until ``found()`` is truthy (the limit only keeps a broken run from
     hanging the suite: nothing here asserts how long it took)."""
@@ -99,6 +105,7 @@ def test_ctrl_c_as_the_live_worker_starts_prints_no_traceback(command: str, tmp_
     argv = mcpeek_argv(*words[:cut], "-w", str(tmp_path / "cap.jsonl"), *words[cut:])
     proc = subprocess.Popen(
         argv,
+        preexec_fn=_sigint_default,  # noqa: PLW1509 (only signal(): async-signal-safe)
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -144,7 +151,9 @@ def test_ctrl_c_before_the_server_answered_keeps_the_old_capture(tmp_path: Path)
     silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # never answers
     argv = mcpeek_argv("replay", str(CAPTURE), "--force", "-w", str(path), "--", *silent)
     proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        argv,
+        preexec_fn=_sigint_default,  # noqa: PLW1509 (only signal(): async-signal-safe)
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
 
     def spawned() -> bool:  # the new capture, beside the old one, has the spawn record
