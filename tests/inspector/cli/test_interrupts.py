@@ -153,7 +153,9 @@ def test_ctrl_c_before_the_server_answered_keeps_the_old_capture(tmp_path: Path)
     proc = subprocess.Popen(
         argv,
         preexec_fn=_sigint_default,  # noqa: PLW1509 (only signal(): async-signal-safe)
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
     def spawned() -> bool:  # the new capture, beside the old one, has the spawn record
