@@ -105,6 +105,10 @@ class Rule:
     #: gate (:mod:`mcpeek.rules.gate`) accepts the message, and keeps no state: the engine
     #: then skips it. Only for rules whose every check the gate's models imply.
     gated: ClassVar[frozenset[str]] = frozenset()
+    #: The kinds of message on which this rule is silent whenever the gate's smaller
+    #: check (:mod:`mcpeek.rules.gate_envelope`) proves the envelope of a message it
+    #: turned away sound, and keeps no state: the engine then skips it there too.
+    envelope_gated: ClassVar[frozenset[str]] = frozenset()
     #: The kinds of message ``on_message`` has nothing to do with while :meth:`idle`
     #: says so (a rule that only flushes what it holds on them): the engine then leaves
     #: it out of those messages' rules, and asks again after any message or conversation

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from mcpeek.inspector.records import Http, Msg
 from mcpeek.rules.base import Follower, Rule
 from mcpeek.rules.gate import Check, Gate
+from mcpeek.rules.gate_envelope import build_envelope_check
 
 #: A message's (kind, method, era, transport, direction, protocol version).
 MessageKey = tuple[str, str | None, str | None, str, str, str | None]
@@ -46,6 +47,11 @@ class MessageRules(NamedTuple):
     wakes: bool = False
     #: what the engine keeps up to date for the rules before them (``Follower``)
     followers: tuple[Follower, ...] = ()
+    #: when the gate turns a message away: the check of its envelope alone
+    #: (:mod:`mcpeek.rules.gate_envelope`; ``None``: not asked), and ``every`` without
+    #: the rules it silences (``Rule.envelope_gated``)
+    envelope: Check | None = None
+    enveloped: list[Rule] | None = None
 
 
 class Resting(NamedTuple):
@@ -55,6 +61,7 @@ class Resting(NamedTuple):
     ungated: list[Rule]
     #: some rule left in them may still wake up when called (idle on other kinds only)
     wakes: bool
+    enveloped: list[Rule] | None = None  # (see MessageRules)
 
 
 class RecordRules(NamedTuple):
@@ -106,17 +113,33 @@ class Dispatch:
         check = None
         if len(ungated) < len(every) and self._gate is not None and Gate.may_accept(kind, era):
             check = self._gate.check(era, version, kind, method, direction)
+        enveloped = [r for r in every if kind not in r.envelope_gated]
+        envelope = None
+        if check is not None and len(enveloped) < len(every):
+            envelope = build_envelope_check(era, version, kind, method, direction)
         sleepers = [r for r in every if r.idle_kinds]
         resting = None
         if any(kind in r.idle_kinds for r in sleepers):
             awake = [r for r in every if kind not in r.idle_kinds]
             still = any(r.idle_kinds for r in awake)
-            resting = Resting(awake, [r for r in ungated if kind not in r.idle_kinds], still)
+            resting = Resting(
+                awake,
+                [r for r in ungated if kind not in r.idle_kinds],
+                still,
+                [r for r in enveloped if kind not in r.idle_kinds],
+            )
         followers = tuple(
             f for f in self._followers if f.transport is None or f.transport == transport
         )
         found = self.message[key] = MessageRules(
-            every, ungated, check, resting, wakes=bool(sleepers), followers=followers
+            every,
+            ungated,
+            check,
+            resting,
+            wakes=bool(sleepers),
+            followers=followers,
+            envelope=envelope,
+            enveloped=enveloped if envelope is not None else None,
         )
         return found
 

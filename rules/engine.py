@@ -128,6 +128,12 @@ class RuleEngine(AnalysisListener):
             if entry.kind == "request" and era is not None:  # (always: the gate needs it)
                 self._requests.accepted(entry.seq, era)
             rules = dispatch.ungated if resting is None else resting.ungated
+        elif (
+            dispatch.envelope is not None
+            and dispatch.envelope(entry.record.raw)
+            and (not ctx.is_response or plain_answer(flow))
+        ):  # turned away, but its envelope is sound: the envelope's rules have nothing to say
+            rules = dispatch.enveloped if resting is None else resting.enveloped  # type: ignore[assignment]
         # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule in rules:
             try:

@@ -81,6 +81,7 @@ class _InvalidMember:
 class JsonrpcVersion(Rule):
     id = "jsonrpc.version"
     gated = frozenset({"request", "notification", "result", "error"})
+    envelope_gated = gated
     severity = "error"
     summary = '`jsonrpc` missing or not exactly "2.0"'
     spec = f"{BASIC}#messages"
@@ -97,6 +98,7 @@ class JsonrpcVersion(Rule):
 class JsonrpcBatch(Rule):
     id = "jsonrpc.batch"
     gated = frozenset({"request", "notification", "result", "error"})  # the gate turns batches away
+    envelope_gated = gated  # (so does the envelope check)
     severity = "error"
     summary = "a JSON array (batch); allowed only in 2025-03-26 (then info)"
     spec = f"{MODERN_SPEC}/basic/transports/streamable-http#sending-messages"

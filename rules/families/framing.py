@@ -68,6 +68,7 @@ class StdioNotUtf8(Rule):
 
     id = "stdio.not-utf8"
     gated = frozenset({"request", "notification", "result", "error"})  # the gate reads text only
+    envelope_gated = gated  # (so does the envelope check)
     severity = "error"
     summary = "a line that is not valid UTF-8"
     spec = f"{MODERN_SPEC}/basic/transports#messages"
@@ -143,6 +144,8 @@ class StdioClientResponse(Rule):
     summary = "the client wrote a JSON-RPC response to stdin"
     spec = f"{STDIO}#sending-messages"
     kinds = frozenset({"result", "error"})
+    # (the server's answers are what it should see: not called on them at all)
+    directions: ClassVar[Mapping[str, str]] = {"result": "c2s", "error": "c2s"}
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry

@@ -42,6 +42,7 @@ class IdNull(Rule):
 
     id = "id.null"
     gated = frozenset({"request", "result", "error"})
+    envelope_gated = gated  # an integer or string id, not in a batch: no state touched
     severity = "error"
     summary = "`id` is null on a request or on a response whose request id was readable"
     spec = f"{BASIC}#requests"

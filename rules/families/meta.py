@@ -50,6 +50,7 @@ class _RequestField(Rule):
     # On a response it judges a request sent before the era was known; the gate passes
     # only answers in flows whose era was (mcpeek.rules.gate.plain_answer).
     gated = frozenset({"request", "result", "error"})
+    envelope_gated = frozenset({"result", "error"})  # (a plain answer: its flow's era known)
     key = ""
     need = ""
 

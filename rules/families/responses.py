@@ -26,6 +26,7 @@ from mcpeek.rules.families.envelope import (
 class ResponseUnknownId(Rule):
     id = "response.unknown-id"
     gated = frozenset({"result", "error"})
+    envelope_gated = gated  # (a plain answer: no orphan)
     severity = "error"
     summary = "a response whose id matches no request from the other side"
     spec = f"{BASIC}#result-responses"
@@ -52,6 +53,7 @@ class ResponseUnknownId(Rule):
 class ResponseDuplicate(Rule):
     id = "response.duplicate"
     gated = frozenset({"result", "error"})
+    envelope_gated = gated  # (a plain answer: no second one)
     severity = "error"
     summary = "a second response to the same request"
     spec = f"{BASIC}#responses"
@@ -80,6 +82,7 @@ class ResponseDuplicate(Rule):
 class ResponseToNotification(Rule):
     id = "response.to-notification"
     gated = frozenset({"result", "error"})
+    envelope_gated = gated  # (it answers a request the spec defines)
     severity = "error"
     summary = "a response to a message that was a notification"
     spec = f"{BASIC}#notifications"
@@ -104,6 +107,7 @@ class ResponseToNotification(Rule):
 class NotificationWithId(Rule):
     id = "notification.with-id"
     gated = frozenset({"request"})
+    envelope_gated = gated  # (a request the spec defines)
     severity = "error"
     summary = "a `notifications/*` method sent with an `id`"
     spec = f"{BASIC}#notifications"

@@ -29,6 +29,7 @@ class ResultTypeMissing(ModernServerRule):
     summary = "a result without `resultType` from a modern server"
     spec = f"{BASIC}#result-responses"
     gated = frozenset({"result"})  # the gate's model of a modern result needs resultType
+    envelope_gated = gated  # (and so does the envelope check's)
 
     def check(self, ctx: MessageContext) -> Finding | None:
         result = ctx.result
@@ -40,6 +41,7 @@ class ResultTypeMissing(ModernServerRule):
 class ResultTypeUnknown(Rule):
     id = "result.result-type-unknown"
     gated = frozenset({"result"})
+    envelope_gated = gated  # (complete or input_required, as the envelope check requires)
     severity = "error"
     era = "modern"
     summary = "`resultType` other than `complete`, `input_required` or an advertised extension's"

@@ -186,6 +186,7 @@ class SchemaError(Rule):
 class MethodUnknown(Rule):
     id = "method.unknown"
     gated = frozenset({"request", "notification"})
+    envelope_gated = gated  # (a method the spec defines: no name remembered)
     severity = "info"
     summary = "a method neither in the spec nor under a vendor/extension prefix"
     spec = f"{VERSIONING}#extension-negotiation"
