@@ -52,6 +52,7 @@ Check = Callable[[str | None], bool]  # the message's text (Msg.raw) → certain
 #: deep; nor can text shorter than twice as many characters (each needs its closer).
 MAX_BRACKETS = 500
 MAX_CHECKS = 4096  # built checks kept (one per era, version, kind, method, direction)
+META = '"_meta"'  # (as it shows in a message's text)
 
 
 # -- the _meta a conformant message may carry --------------------------------------------------
@@ -211,25 +212,27 @@ def _checked(
     (One function per kind, with everything it needs bound: the engine calls it on every
     message of that kind.)"""
     decode = decoder.decode
+    long_text = 2 * MAX_BRACKETS  # (bound here: every message reads them)
+    max_brackets = MAX_BRACKETS
 
     def check(text: str | None) -> bool:
         # Not UTF-8 (kept as base64), a batch or a member of one, leading blanks, or a
         # _meta below the top level (the typed _meta checks only the top one): the rules.
         if text is None or text[:1] != "{":
             return False
-        metas = text.count('"_meta"')
-        if metas > 1:
+        metas = META in text  # (a look for it first: most messages have none or one)
+        if metas and text.count(META) > 1:
             return False
-        if len(text) > 2 * MAX_BRACKETS and text.count("{") + text.count("[") > MAX_BRACKETS:
+        if len(text) > long_text and text.count("{") + text.count("[") > max_brackets:
             return False
         try:
             body = getattr(decode(text), member)
-            if metas and (not metas_allowed or body is UNSET or body.meta is UNSET):
-                return False  # the one _meta is nested somewhere the models leave free-form
-            return body is UNSET or hook is None or hook(body, True) is None
-        except msgspec.MsgspecError:
-            return False
-        except Exception:  # a model's own check tripping on odd input: let the rules judge
+            if body is UNSET:
+                return not metas  # the one _meta is somewhere the models leave free-form
+            if metas and (not metas_allowed or body.meta is UNSET):
+                return False  # likewise
+            return hook is None or hook(body, True) is None
+        except Exception:  # a MsgspecError, or a model's own check tripping on odd input
             return False
 
     return check
