@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 from xml.sax.saxutils import escape, quoteattr
@@ -79,8 +79,42 @@ def write_json(results: Sequence[FileResult], out: TextIO) -> None:
     # JSONEncoder per call, which cost lint as much as encoding the line did.
     encode = json.JSONEncoder(ensure_ascii=False).encode
     for result in results:
+        known: dict[str, str] = {}  # the JSON text of each rule id, severity, spec URL
+        head = '{"file": ' + encode(result.path) + ', "rule": '
         for v in result.violations:
-            out.write(encode(lint_json(result.path, v)) + "\n")
+            line = _json_line(v, head, known, encode)
+            out.write((line or encode(lint_json(result.path, v))) + "\n")
+
+
+def _json_line(
+    v: Reported, head: str, known: dict[str, str], encode: Callable[[object], str]
+) -> str | None:
+    """The line ``encode(lint_json(...))`` writes, put together from its parts (encoding
+    each string character by character cost lint more than finding most violations);
+    ``None`` when the violation has an odd part, for the encoder to write it whole."""
+    msgs = v.msgs
+    if v.made is not None or any(type(seq) is not int for seq in msgs):
+        return None
+    parts = []
+    for text in (v.rule, v.severity, v.spec):
+        shown = known.get(text)
+        if shown is None:
+            if type(text) is not str:
+                return None
+            shown = known[text] = encode(text)
+        parts.append(shown)
+    message = v.message
+    if type(message) is not str:
+        return None
+    if message.isascii() and message.isprintable() and '"' not in message and "\\" not in message:
+        shown_message = '"' + message + '"'  # what the encoder writes for such text
+    else:
+        shown_message = encode(message)
+    rule, severity, spec = parts
+    return (
+        f'{head}{rule}, "severity": {severity}, "message": {shown_message}, '
+        f'"msgs": [{", ".join(map(str, msgs))}], "spec": {spec}}}'
+    )
 
 
 def write_sarif(results: Sequence[FileResult], rules: dict[str, type[Rule]], out: TextIO) -> None:
