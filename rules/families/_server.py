@@ -24,6 +24,7 @@ CLIENT_CAPABILITIES = MCP + "clientCapabilities"
 MODERN_ERROR_CODES = frozenset({-32020, -32021, -32022})
 MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 PENDING_LIMIT = 64
+UNSET: Any = msgspec.UNSET
 RESPONSES = frozenset({"result", "error"})
 
 

@@ -11,13 +11,23 @@ from typing import Any, ClassVar
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._server import may_hold
+from mcpeek.rules.families._server import UNSET, may_hold, peeked_params
 from mcpeek.rules.families._wire import MCP, as_dict, where
 
 INCLUDE_CONTEXT_DEPRECATED_IN = "2025-11-25"
 
 
 DEPRECATED_CONTEXT = frozenset({"thisServer", "allServers"})
+
+
+def _may_ask_for_logs(ctx: MessageContext) -> bool:
+    """Whether a request's ``_meta`` may name a log level (``False`` is certain): what
+    correlation read of its ``_meta`` says, else whether its text holds the word."""
+    params = peeked_params(ctx)
+    if params is None:
+        return may_hold(ctx.entry.record, "logLevel")
+    meta = params.meta
+    return meta is not None and meta.log_level is not UNSET
 
 
 class DeprecatedFeature(Rule):
@@ -65,7 +75,7 @@ class DeprecatedFeature(Rule):
                 return None  # (once per conversation: the rest of a log is not news)
             found.append(("Logging", "the server sent notifications/message"))
         elif ctx.entry.dir == "c2s":
-            if not modern or not may_hold(ctx.entry.record, "logLevel"):
+            if not modern or not _may_ask_for_logs(ctx):
                 return None  # the common case, without a decode
             if self._reported(ctx, "Logging"):
                 return None

@@ -13,7 +13,16 @@ from typing import ClassVar
 from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._server import MCP, UNREADABLE, MetaMemberPeek, may_hold, shorten, unread
+from mcpeek.rules.families._server import (
+    MCP,
+    UNREADABLE,
+    UNSET,
+    MetaMemberPeek,
+    may_hold,
+    peeked_params,
+    shorten,
+    unread,
+)
 
 LOGGING = f"{MODERN_SPEC}/server/utilities/logging"
 LOG_LEVEL = MCP + "logLevel"
@@ -46,6 +55,11 @@ def _sets_level(ctx: MessageContext) -> bool:
     """Whether a request's ``params._meta`` carries a (non-null) log level."""
     record = ctx.entry.record
     if unread(ctx, "meta"):
+        params = peeked_params(ctx)
+        if params is not None:  # correlation read the _meta already: its level is known
+            peeked = params.meta
+            level = peeked.log_level if peeked is not None else None
+            return level is not None and level is not UNSET
         if not may_hold(record, "logLevel"):
             return False  # most requests: not even the word, no decode at all
         raw = record.raw
