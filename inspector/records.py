@@ -184,7 +184,7 @@ def clock() -> float:
     return time.time_ns() // 1000 / 1_000_000
 
 
-def text_fields(data: bytes) -> tuple[str | None, str | None]:
+def text_fields(data: bytes | bytearray) -> tuple[str | None, str | None]:
     """Split wire bytes into the (``raw``, ``raw_b64``) pair a record stores."""
     try:
         return data.decode("utf-8"), None

@@ -12,9 +12,11 @@ from collections.abc import Callable, Sequence
 
 from mcpeek.inspector.proxy.decoding import BodyDecoder, DecodeError, body_decoder
 from mcpeek.inspector.proxy.sse import SseParser
-from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
+from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, clock, text_fields
 
 Emit = Callable[[Sequence[SeqRecord]], None]
+#: Holds an exchange's body, whose records the callable makes later (``HeldRecords.hold``).
+Hold = Callable[[str, Callable[[], Sequence[SeqRecord]]], None]
 
 BODY_LIMIT = 64 * 1024  # non-JSON-RPC bodies are stored truncated to this
 
@@ -30,6 +32,10 @@ class _Body:
     ``keep_all`` keeps every byte (a JSON-RPC message is recorded whole);
     otherwise only the first :data:`BODY_LIMIT` bytes are kept, and ``size``
     counts them all. After a decoding failure the wire bytes are kept instead.
+    The bytes kept are appended to one ``bytearray`` (:attr:`kept`), not listed
+    chunk by chunk: a big body then grows in a mapping of its own, given back
+    to the system once recorded, where its chunks stayed in the heap (and were
+    joined into one more copy to be decoded).
     """
 
     def __init__(self, emit: Emit, x: str, content_encoding: str | None) -> None:
@@ -84,7 +90,7 @@ class ResponseRecorder(_Body):
         super().__init__(emit, x, content_encoding)
         self.sse = SseParser() if is_sse else None
         self.keep_all = is_json
-        self.chunks: list[bytes] = []
+        self.kept = bytearray()  # the body's bytes kept for the record (see _Body)
         self.size = 0
 
     def feed(self, chunk: bytes) -> None:
@@ -101,7 +107,7 @@ class ResponseRecorder(_Body):
                 self.emit(records)
             return
         if self.keep_all or self.size < BODY_LIMIT:
-            self.chunks.append(data)
+            self.kept += data
         self.size += len(data)
 
     def finish(self, reason: str) -> None:
@@ -119,12 +125,11 @@ class ResponseRecorder(_Body):
                 end.body, end.body_b64 = text_fields(leftover[:BODY_LIMIT])
                 end.truncated = True  # a half-written event, dropped by SSE clients
         elif self.keep_all and self.size:
-            body = b"".join(self.chunks)
-            self.chunks = []  # one copy of a big body at a time
+            body, self.kept = self.kept, bytearray()
             records.append(_msg("s2c", self.x, body))
-            del body
+            del body  # one copy of a big body at a time: its bytes go before it is encoded
         elif self.size:
-            store_body(end, b"".join(self.chunks), total=self.size)
+            store_body(end, self.kept, total=self.size)
         records.append(end)
         self.emit(records)
 
@@ -146,7 +151,8 @@ class RequestRecorder(_Body):
         record.encoding = self.decoder.encoding if self.decoder is not None else None
         self.record = record
         self.json = is_json(content_type)
-        self.chunks: list[bytes] = []
+        self.kept = bytearray()  # the body's bytes kept for the record (see _Body)
+        self.first = b""  # the body's first byte that is not white space
         self.size = 0
         self.head_sent = False
         self.done = False
@@ -158,13 +164,14 @@ class RequestRecorder(_Body):
             self._take(data)
 
     def _take(self, data: bytes) -> None:
+        if not self.first:
+            self.first = data.lstrip()[:1]
         if self._is_message() or self.size < BODY_LIMIT:
-            self.chunks.append(data)
+            self.kept += data
         self.size += len(data)
 
     def _is_message(self) -> bool:
-        first = self.chunks[0].lstrip()[:1] if self.chunks else b""
-        return self.json or first in (b"{", b"[")
+        return self.json or self.first in (b"{", b"[")
 
     def head(self) -> None:
         """The ``request`` record, now, if it has not gone out yet."""
@@ -172,20 +179,33 @@ class RequestRecorder(_Body):
             self.head_sent = True
             self.emit([self.record])
 
-    def finish(self, *, complete: bool = True) -> None:
-        """The body ended (``complete``) or was cut short: record it, once."""
+    def finish(self, *, complete: bool = True, hold: Hold | None = None) -> None:
+        """The body ended (``complete``) or was cut short: record it, once. With
+        ``hold``, a complete body's records are made and written when the relay
+        says (:mod:`~mcpeek.inspector.proxy.http_held`), stamped with this moment."""
         if self.done:
             return
         self.done = True
         tail = self.decode_end() if complete else b""
         if tail:
             self._take(tail)
+        with_head = not self.head_sent
+        self.head_sent = True  # (now or with the held body: never on its own after it)
+        if hold is not None and complete:
+            t = clock()
+            hold(self.x, lambda: self._records(with_head, complete, t))
+            return
+        records = self._records(with_head, complete, 0.0)
+        if records:
+            self.emit(records)
+
+    def _records(self, with_head: bool, complete: bool, t: float) -> list[SeqRecord]:
+        """The request record (``with_head``) and the message of the body, if it is
+        one; stamped ``t`` unless 0 (the writer stamps them)."""
         records: list[SeqRecord] = []
-        body = b"".join(self.chunks)
-        self.chunks = []
-        message = self.size > 0 and not self.failed and self._is_message_bytes(body)
-        if not self.head_sent:
-            self.head_sent = True
+        body, self.kept = self.kept, bytearray()
+        message = self.size > 0 and not self.failed and self._is_message()
+        if with_head:
             if self.failed:
                 self.store_wire(self.record)
             elif self.size and not message:
@@ -194,19 +214,17 @@ class RequestRecorder(_Body):
         if message:
             records.append(_msg("c2s", self.x, body, partial=not complete))
         del body  # recorded as text now: the bytes go before the writer's copies
-        if records:
-            self.emit(records)
-
-    def _is_message_bytes(self, body: bytes) -> bool:
-        return self.json or body.lstrip()[:1] in (b"{", b"[")
+        for record in records:
+            record.t = t or record.t
+        return records
 
 
-def _msg(direction: Direction, x: str, data: bytes, *, partial: bool = False) -> Msg:
+def _msg(direction: Direction, x: str, data: bytes | bytearray, *, partial: bool = False) -> Msg:
     raw, raw_b64 = text_fields(data)
     return Msg(dir=direction, ch=x, raw=raw, raw_b64=raw_b64, partial=partial)
 
 
-def store_body(record: Http, body: bytes, *, total: int | None = None) -> None:
+def store_body(record: Http, body: bytes | bytearray, *, total: int | None = None) -> None:
     record.body, record.body_b64 = text_fields(body[:BODY_LIMIT])
     if (total if total is not None else len(body)) > BODY_LIMIT:
         record.truncated = True

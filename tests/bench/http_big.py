@@ -45,8 +45,26 @@ from http_relay import (
     request_body,
     say,
 )
+from procstat import proc_cpu
 
 POLL = 0.05
+SETTLE_TIMEOUT = 15.0  # seconds the live-checks worker may take to start and go idle
+
+
+def settle(mcpeek: Mcpeek) -> float:
+    """Wait until mcpeek and its live-checks worker are idle (their CPU time still
+    for 0.2 s): a run measured while the worker imports the rules measures its
+    start-up, not the relay. Returns the seconds waited."""
+    t0 = time.monotonic()
+    last: tuple[float | None, float | None] = (None, None)
+    still = 0
+    while time.monotonic() - t0 < SETTLE_TIMEOUT and still < 4:
+        mcpeek.sample()
+        now = (proc_cpu(mcpeek.pid), proc_cpu(mcpeek.worker_pid))
+        still = still + 1 if now == last else 0
+        last = now
+        time.sleep(POLL)
+    return time.monotonic() - t0
 
 
 async def exchange(origin: str, kind: str, size: int, n: int, sampler: Mcpeek | None) -> float:
@@ -94,12 +112,16 @@ def one_run(
     n: int,
     workdir: Path,
     profile: Path | None = None,
+    extra: list[str] | None = None,
+    settled: bool = True,
 ) -> dict:
     label = f"{kind}-{side}-{time.monotonic_ns()}"
     mcpeek = bare = None
     if side == "mcpeek":
-        mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, [], profile)
+        mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra or [], profile)
         origin = f"http://127.0.0.1:{mcpeek.port}"
+        if settled:
+            settle(mcpeek)
     elif side == "bare":
         bare = Helper([PYTHON, str(BARE_PROXY), upstream.origin])
         origin = bare.origin
@@ -133,6 +155,17 @@ def main() -> int:
     parser.add_argument("--sides", default="direct,bare,mcpeek")
     parser.add_argument("--quick", action="store_true", help="1 round, a 100k-event stream")
     parser.add_argument(
+        "--no-settle",
+        action="store_true",
+        help="measure as soon as mcpeek listens, its worker's start-up included",
+    )
+    parser.add_argument(
+        "--mcpeek-args",
+        default="",
+        metavar="ARGS",
+        help="more arguments for mcpeek http, split on spaces (e.g. --no-check)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="also one mcpeek run per kind under cProfile (not counted), its top functions",
@@ -142,6 +175,8 @@ def main() -> int:
     n = 100_000 if args.quick else args.stream
     rounds = 1 if args.quick else args.rounds
     sides = args.sides.split(",")
+    extra = args.mcpeek_args.split()
+    settled = not args.no_settle
     say(f"mcpeek http big-message benchmark; python {sys.version.split()[0]}, ")
     say(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {rounds} rounds")
     say(f"json: {size} B request + {size} B response; sse: one {size} B event; stream: {n} events")
@@ -152,7 +187,9 @@ def main() -> int:
             for kind in args.kinds.split(","):
                 for r in range(rounds):
                     for side in sides:
-                        out = one_run(upstream, side, kind, size, n, Path(tmp))
+                        out = one_run(
+                            upstream, side, kind, size, n, Path(tmp), None, extra, settled
+                        )
                         results.setdefault((kind, side), []).append(out)
                         extra = ""
                         if side == "mcpeek":
@@ -164,7 +201,7 @@ def main() -> int:
                         say(f"  {kind} round {r + 1} {side:<6} {out['seconds']:7.3f} s{extra}")
                 if args.profile:
                     prof = Path(tmp) / f"{kind}.prof"
-                    out = one_run(upstream, "mcpeek", kind, size, n, Path(tmp), prof)
+                    out = one_run(upstream, "mcpeek", kind, size, n, Path(tmp), prof, extra)
                     print_profile(prof, f"{kind} ({out['seconds']:.3f} s under the profiler)")
     finally:
         upstream.stop()
