@@ -175,7 +175,7 @@ def main() -> int:
     n = 100_000 if args.quick else args.stream
     rounds = 1 if args.quick else args.rounds
     sides = args.sides.split(",")
-    extra = args.mcpeek_args.split()
+    mcpeek_args = args.mcpeek_args.split()
     settled = not args.no_settle
     say(f"mcpeek http big-message benchmark; python {sys.version.split()[0]}, ")
     say(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; {rounds} rounds")
@@ -188,20 +188,20 @@ def main() -> int:
                 for r in range(rounds):
                     for side in sides:
                         out = one_run(
-                            upstream, side, kind, size, n, Path(tmp), None, extra, settled
+                            upstream, side, kind, size, n, Path(tmp), None, mcpeek_args, settled
                         )
                         results.setdefault((kind, side), []).append(out)
-                        extra = ""
+                        detail = ""
                         if side == "mcpeek":
-                            extra = (
+                            detail = (
                                 f" exit {out['exit']}; peak RSS mcpeek {out['rss']:.1f} MB, "
                                 f"worker {out['worker_rss']:.1f} MB; RSS at 1/3 and end "
                                 f"{out['rss_path']}; {out['capture']}"
                             )
-                        say(f"  {kind} round {r + 1} {side:<6} {out['seconds']:7.3f} s{extra}")
+                        say(f"  {kind} round {r + 1} {side:<6} {out['seconds']:7.3f} s{detail}")
                 if args.profile:
                     prof = Path(tmp) / f"{kind}.prof"
-                    out = one_run(upstream, "mcpeek", kind, size, n, Path(tmp), prof, extra)
+                    out = one_run(upstream, "mcpeek", kind, size, n, Path(tmp), prof, mcpeek_args)
                     print_profile(prof, f"{kind} ({out['seconds']:.3f} s under the profiler)")
     finally:
         upstream.stop()
