@@ -81,7 +81,7 @@ _SHAPE_TABLE = "".join(
     for i in range(128)
 )
 _RUN = "\x01" * 16
-_OTHER_CANDIDATE = re.compile(r"PRIVATE KEY|://[^\s/@]+@")
+_URL_PASSWORD = re.compile(r"://[^\s/@]+@")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
 _CONTEXT = 64
@@ -154,8 +154,9 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 
 
 def _other_candidate(text: str) -> bool:
-    # Substring tests first: a regex over a megabyte costs milliseconds.
-    return "PRIVATE KEY" in text or ("://" in text and bool(_OTHER_CANDIDATE.search(text)))
+    # Substring tests first: a regex over a megabyte costs milliseconds (this one's
+    # alternation with "PRIVATE KEY" cost 20 times more: it hid the literal prefix).
+    return "PRIVATE KEY" in text or ("://" in text and bool(_URL_PASSWORD.search(text)))
 
 
 class SecretDetector:

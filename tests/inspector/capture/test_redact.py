@@ -216,6 +216,16 @@ def test_secrets_in_a_long_message_beside_a_base64_blob(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("filler", ["", "lorem ipsum dolor sit amet " * 400], ids=["short", "long"])
+def test_a_password_in_a_url_short_or_long_text(tmp_path: Path, filler: str) -> None:
+    # Its only sign is "://...@": no run of token characters announces it.
+    text = f"{filler} see postgres://alice:s3cr3tpass@db.example/app {filler}"
+    result = {"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": text}]}}
+    (_, msg), data = recorded(tmp_path, message(result))
+    assert b"s3cr3tpass" not in data
+    assert "postgres://alice:<redacted sha256:" in decoded(msg)["result"]["content"][0]["text"]
+
+
 def test_the_original_an_act_record_keeps_is_redacted_like_its_message(tmp_path: Path) -> None:
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"password": "hunter2"}}
     act = Act(action="drop", dir="c2s", ch="x1", by="fault", rule="~a => drop")
