@@ -14,12 +14,11 @@ text that may hold a secret, and most messages have none.
 from __future__ import annotations
 
 import importlib
-import itertools
 import re
 
 from mcpeek.inspector.capture.redact_literals import required_literals
 from mcpeek.inspector.capture.redact_rules import marker
-from mcpeek.inspector.capture.redact_runs import TOKEN_CHARS_ASCII, long_runs
+from mcpeek.inspector.capture.redact_runs import TOKEN_CHARS_ASCII, runs_outside_blobs
 
 # Module and class of each plugin used. Imported when a detector is built,
 # not with this module: detect-secrets takes a few hundred milliseconds to
@@ -127,15 +126,12 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], bool, str]:
 
 
 def _long_windows(text: str) -> list[tuple[int, int]]:
-    """The windows of a long ASCII text: around each run, with some context."""
-    runs = long_runs(text)
-    first = next(runs, None)
+    """The windows of a long ASCII text: around each run (not a blob's), with
+    some context."""
     if _other_candidate(text):
         return [(0, len(text))]
-    if first is None:
-        return []
     windows: list[tuple[int, int]] = []
-    for at, end in itertools.chain((first,), runs):
+    for at, end in runs_outside_blobs(text):
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
             if windows and window[0] <= windows[-1][1]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
-from mcpeek.inspector.capture.redact_runs import long_runs
+from mcpeek.inspector.capture.redact_runs import long_runs, runs_outside_blobs
 from mcpeek.inspector.capture.redact_text import _FIELD_HINTS, _has_field_hint
 
 # A run of token characters (a UUID, a progress token, padding) made every
@@ -115,6 +116,40 @@ def test_runs_found_slice_by_slice_are_the_runs_of_the_whole_text(pieces, step) 
     text = "".join(pieces)
     expected = [m.span() for m in re.finditer(r"[A-Za-z0-9_+=-]{16,}", text)]
     assert list(long_runs(text, step)) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(["a", "Z9", "_-+=", " ", ".", "/", "x" * 15, "y" * 17, "b/" * 20]),
+        max_size=40,
+    ),
+    st.integers(1, 40),
+)
+def test_runs_outside_blobs_are_the_runs_no_blob_holds(pieces, step) -> None:  # type: ignore[no-untyped-def]
+    # A blob (here 30 or more token characters and "/") hides the runs inside it,
+    # and only those, however the slices cut them.
+    text = "".join(pieces)
+    blobs = [m.span() for m in re.finditer(r"[A-Za-z0-9_+=/-]{30,}", text)]
+    expected = [
+        m.span()
+        for m in re.finditer(r"[A-Za-z0-9_+=-]{16,}", text)
+        if not any(a <= m.start() and m.end() <= b for a, b in blobs)
+    ]
+    assert list(runs_outside_blobs(text, step, blob_length=30)) == expected
+
+
+def test_a_standard_base64_blob_makes_no_window_but_its_neighbours_do() -> None:
+    # "/" cuts a standard Base64 blob into short runs: it made a window per run,
+    # which covered the whole blob, and every selected pattern ran over it.
+    blob = base64.b64encode(bytes(range(256)) * 400).decode()
+    assert "/" in blob and len(blob) > 100_000
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    text = f'{{"data":"{blob}","text":"a token {token} here"}}'
+    windows = candidates(text)
+    at = text.index(token)
+    assert len(windows) == 1
+    (start, end) = windows[0]
+    assert start <= at and at + len(token) <= end and end - start < len(token) + 200
 
 
 def test_a_long_text_s_windows_come_from_its_runs() -> None:
