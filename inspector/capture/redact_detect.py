@@ -103,13 +103,16 @@ _SHAPES = {
 }
 
 
+Scan = tuple[list[tuple[int, int]], bool, str]
+
+
 def candidates(text: str) -> list[tuple[int, int]]:
     """The parts of ``text`` that may hold a secret, as (start, end) windows;
     ``[]`` for most text, after one pass at C speed."""
-    return _scan(text)[0]
+    return scan(text)[0]
 
 
-def _scan(text: str) -> tuple[list[tuple[int, int]], bool, str]:
+def scan(text: str) -> Scan:
     """:func:`candidates`, whether ``text`` is ASCII, and, for a short text, its
     map through ``_SHAPE_TABLE`` (``""`` for a long one)."""
     ascii_text = text.isascii()
@@ -184,10 +187,10 @@ class SecretDetector:
         self._cased = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if not lower]
         self._gate = re.compile(_alternation([lit for lit, _ in self._cased]))
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
+    def spans(self, text: str, scanned: Scan | None = None) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
-        text that cannot hold one."""
-        windows, ascii_text, marks = _scan(text)
+        text that cannot hold one (``scanned``: its :func:`scan`, if made)."""
+        windows, ascii_text, marks = scanned or scan(text)
         if not windows:
             return []
         found = []

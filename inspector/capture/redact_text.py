@@ -16,7 +16,7 @@ from urllib.parse import unquote_plus
 
 import msgspec
 
-from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
+from mcpeek.inspector.capture.redact_detect import SecretDetector, scan
 from mcpeek.inspector.capture.redact_rules import (
     OAUTH_PARAMS,
     STRUCTURAL_FIELDS,
@@ -44,19 +44,22 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     ``progressToken``…) are never touched."""
     named = _has_field_hint(raw)
     # Scanning the raw text first keeps decoding for messages with a secret;
-    # escapes ("\/", "\u0041") could hide one from it, not from the strings.
-    scan = bool(detector.spans(raw)) or ("\\" in raw and bool(candidates(raw)))
-    if not named and not scan:
+    # escapes ("\/", "\u0041") could hide one from it, not from the strings,
+    # which are then scanned anyway: the raw text's windows are found once, and
+    # its patterns run only if it has no escape.
+    scanned = scan(raw)
+    scan_strings = bool(scanned[0]) and ("\\" in raw or bool(detector.spans(raw, scanned)))
+    if not named and not scan_strings:
         return None
     try:
         document = msgspec.json.decode(raw)
     except msgspec.DecodeError:  # not JSON: redact it as text
-        return detector.redact(raw) if scan else None
+        return detector.redact(raw) if scan_strings else None
     secrets: set[str] = set()
     keep: set[str] = set()
     oauth = not (isinstance(document, dict) and "jsonrpc" in document)
     _collect(document, secrets, keep, oauth=oauth, top=True)
-    if not secrets and not scan:
+    if not secrets and not scan_strings:
         return None
 
     def literal(match: re.Match[str]) -> str:
@@ -69,7 +72,7 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
         is_key = _AFTER_KEY.match(raw, match.end()) is not None
         if value in secrets and not is_key:
             return f'"{marker(value)}"'
-        redacted = detector.redact(value) if scan else None
+        redacted = detector.redact(value) if scan_strings else None
         if redacted is None:
             return text
         return json.dumps(redacted, ensure_ascii=False)
