@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the mcpeek stdio relay against a direct connection.
 
-    python tests/bench/stdio_relay.py [--quick]
+    python tests/bench/stdio_relay.py [--quick] [--only-huge] [--huge MIB] [--base64]
 
 A plain script, not a test: it prints figures and asserts nothing about
 timing. In one run it measures the client talking to ``echo_server.py``
@@ -28,6 +28,7 @@ The machine may have few cores: runs are strictly sequential.
 from __future__ import annotations
 
 import argparse
+import binascii
 import os
 import statistics
 import subprocess
@@ -92,9 +93,19 @@ def slices(blob: bytes, size: int = WRITE_SLICE) -> Iterator[memoryview]:
         yield view[i : i + size]
 
 
-def big_messages(first: int, count: int, size: int = BIG) -> Iterator[bytes]:
+def big_messages(first: int, count: int, size: int = BIG, base64: bool = False) -> Iterator[bytes]:
+    """``count`` requests of ``size`` bytes: a run of "x", or (``base64``) standard
+    Base64 of random bytes, as a tool's image is (made before the clock starts)."""
+    if not base64:
+        for i in range(first, first + count):
+            yield request(i, size)
+        return
+    pad = binascii.b2a_base64(os.urandom(size * 3 // 4), newline=False)
+    made = []
     for i in range(first, first + count):
-        yield request(i, size)
+        head = REQ_HEAD % i
+        made.append(b"".join((head, pad[: size - len(head) - len(REQ_TAIL)], REQ_TAIL)))
+    yield from made
 
 
 # -- /proc helpers -----------------------------------------------------------------
@@ -421,10 +432,20 @@ def measure_throughput(proxied: bool, workdir: Path, n: int) -> Side:
     return Side(n / seconds, cpu, ex)
 
 
-def measure_big(proxied: bool, workdir: Path, n: int, size: int = BIG) -> Side:
+def measure_big(
+    proxied: bool, workdir: Path, n: int, size: int = BIG, base64: bool = False
+) -> Side:
     label = "big-proxied" if proxied else "big-direct"
     seconds, cpu, ex = run_pipelined(
-        proxied, workdir, label, lambda first: big_messages(first, n, size), n, size
+        proxied,
+        workdir,
+        label,
+        # Base64 lines are made before the clock starts; the others as they are written.
+        lambda first: (
+            list(big_messages(first, n, size, True)) if base64 else big_messages(first, n, size)
+        ),
+        n,
+        size,
     )
     return Side(n * size / seconds / 1e6, cpu, ex)
 
@@ -462,14 +483,18 @@ def measure_rss(workdir: Path, n: int) -> tuple[Side, Connection]:
     return side, conn
 
 
-def huge_lines(mib: int, n: int) -> int:
+def huge_lines(mib: int, n: int, base64: bool = False) -> int:
     """[5] ``n`` single-line messages of ``mib`` MiB each way: time and peak RSS."""
     size = mib << 20
-    say(f"\n[5] pipelined {mib} MiB single-line messages, {n} requests (+ as many responses)")
+    what = "standard Base64" if base64 else '"x"'
+    say(
+        f"\n[5] pipelined {mib} MiB single-line messages ({what} inside), {n} requests "
+        "(+ as many responses)"
+    )
     sides = {}
     with tempfile.TemporaryDirectory(prefix="mcpeek-bench-") as tmp:
         for proxied in (False, True):
-            side = sides[proxied] = measure_big(proxied, Path(tmp), n, size)
+            side = sides[proxied] = measure_big(proxied, Path(tmp), n, size, base64)
             name = "proxied" if proxied else "direct "
             say(f"  {name}: {side.value:8.1f} MB/s   {side.cpu.describe() if side.cpu else ''}")
             say(f"           {exit_line(side.exit)}")
@@ -509,9 +534,14 @@ def main() -> int:
         help="also relay a few single-line messages of this many MiB (0: not)",
     )
     parser.add_argument("--only-huge", action="store_true", help="measure only the huge lines")
+    parser.add_argument(
+        "--base64",
+        action="store_true",
+        help="the huge lines hold standard Base64 (an image's), not a run of one letter",
+    )
     args = parser.parse_args()
     if args.only_huge:
-        return huge_lines(args.huge, 4 if args.quick else 8)
+        return huge_lines(args.huge, 4 if args.quick else 8, args.base64)
     quick = args.quick
     n_small = 20_000 if quick else 200_000
     n_rtt = 1_000 if quick else 5_000
@@ -653,7 +683,7 @@ def main() -> int:
     )
     say(f"  total time {time.perf_counter() - started:.1f} s")
     if args.huge:
-        huge_lines(args.huge, 4 if quick else 8)
+        huge_lines(args.huge, 4 if quick else 8, args.base64)
     return 0
 
 
