@@ -15,7 +15,8 @@ in alternating rounds (direct, bare, mcpeek, direct, ...), medians printed:
   notifications) then the result: a long stream of small messages, where
   mcpeek's RSS must not grow (its RSS is sampled through the stream).
 
-For mcpeek: the peak RSS (VmHWM) of the proxy and of its live-checks worker,
+For mcpeek: its CPU time for the run (a figure that a busy machine disturbs
+less than wall time), the peak RSS (VmHWM) of the proxy and of its live-checks worker,
 reported apart, and its capture checked (every message recorded, every
 exchange complete). ``--profile`` adds one mcpeek run per kind under cProfile
 (CPU time, not counted in the figures) and prints where its time goes.
@@ -127,6 +128,7 @@ def one_run(
         origin = bare.origin
     else:
         origin = upstream.origin
+    cpu0 = proc_cpu(mcpeek.pid) if mcpeek is not None else None
     try:
         seconds = asyncio.run(exchange(origin, kind, size, n, mcpeek))
     finally:
@@ -134,6 +136,9 @@ def one_run(
             bare.stop()
     out: dict = {"seconds": seconds}
     if mcpeek is not None:
+        settle(mcpeek)  # its recording done
+        cpu1 = proc_cpu(mcpeek.pid)
+        out["cpu"] = cpu1 - cpu0 if cpu0 is not None and cpu1 is not None else float("nan")
         out["exit"] = mcpeek.stop()
         out["rss"] = mcpeek.memory.hwm_kb / 1024
         out["worker_rss"] = mcpeek.worker_memory.hwm_kb / 1024
@@ -194,7 +199,8 @@ def main() -> int:
                         detail = ""
                         if side == "mcpeek":
                             detail = (
-                                f" exit {out['exit']}; peak RSS mcpeek {out['rss']:.1f} MB, "
+                                f" exit {out['exit']}; mcpeek CPU {out['cpu']:.2f} s (warm-up and "
+                                f"recording included); peak RSS mcpeek {out['rss']:.1f} MB, "
                                 f"worker {out['worker_rss']:.1f} MB; RSS at 1/3 and end "
                                 f"{out['rss_path']}; {out['capture']}"
                             )
@@ -215,7 +221,8 @@ def main() -> int:
         if (kind, "mcpeek") in results:
             rss = statistics.median(o["rss"] for o in results[(kind, "mcpeek")])
             wrss = statistics.median(o["worker_rss"] for o in results[(kind, "mcpeek")])
-            line += f"; peak RSS mcpeek {rss:.1f} MB, worker {wrss:.1f} MB"
+            cpu = statistics.median(o["cpu"] for o in results[(kind, "mcpeek")])
+            line += f"; mcpeek CPU {cpu:.2f} s; peak RSS mcpeek {rss:.1f} MB, worker {wrss:.1f} MB"
         say(line)
     say(f"  load average now {os.getloadavg()[0]:.2f}")
     return 0
