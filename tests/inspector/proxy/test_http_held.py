@@ -16,9 +16,11 @@ import aiohttp
 from aiohttp import web
 
 from mcpeek.inspector.proxy import http_held
+from mcpeek.inspector.proxy.guard import RequestGuard
+from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.proxy.http_held import HOLD_AT, HeldRecords
 from mcpeek.inspector.records import Event, Http, Msg, SeqRecord
-from tests.inspector.proxy.http_harness import RESULT
+from tests.inspector.proxy.http_harness import RESULT, listen
 
 POLL_S = 0.02
 POLLS = 500  # a bound on a wait for an event, not a timing assertion
@@ -142,3 +144,42 @@ async def test_a_big_body_the_upstream_holds_is_recorded_all_the_same(  # type: 
     assert await _until(lambda: bool(p.http("end")))
     assert p.msgs("c2s") == [body]  # once
     assert _kinds(p.records)[:3] == ["http request", "msg c2s", "http response"]
+
+
+async def test_a_held_body_is_recorded_when_the_proxy_stops(aiohttp_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(http_held, "HOLD_FOR", 3600.0)  # only the stop can write it
+    arrived = asyncio.Event()
+
+    async def never_answers(request: web.Request) -> web.Response:
+        await request.read()
+        arrived.set()
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app.router.add_route("*", "/{tail:.*}", never_answers)
+    upstream = await aiohttp_server(app)
+    records: list[SeqRecord] = []
+    relay = HttpRelay(str(upstream.make_url("/mcp")), records.extend, RequestGuard(0))
+    await relay.__aenter__()
+    runner, port = await listen(relay)
+    relay.guard.port = port
+    body = json.dumps(BIG).encode()
+    async with aiohttp.ClientSession() as client:
+        call = asyncio.ensure_future(
+            client.post(
+                f"http://127.0.0.1:{port}/mcp",
+                data=body,
+                headers={"Content-Type": "application/json"},
+            )
+        )
+        await asyncio.wait_for(arrived.wait(), 10)
+        assert relay.records.holding and records == []
+        await relay.close_exchanges()  # the proxy stops, as on Ctrl-C
+        await runner.cleanup()
+        await relay.__aexit__()
+        call.cancel()
+    assert _kinds(records) == ["http request", "msg c2s", "http end"]
+    assert [r.reason for r in records if isinstance(r, Http) and r.phase == "end"] == [
+        "client-closed"
+    ]
