@@ -1,0 +1,141 @@
+"""The proxies' memory over long streams of small messages: flat (issue #16).
+
+Each test runs ``mcpeek`` in a process of its own (live checks off) in front
+of a small peer, relays 200k small messages and compares its resident memory
+(``VmRSS``) after the first 50k, all recorded, with that at the end. Memory,
+not time: nothing here depends on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from tests.conftest import mcpeek_argv
+from tests.inspector.proxy.rss_harness import (
+    ECHO,
+    WAIT_S,
+    complete_lines,
+    listening_port,
+    message,
+    on_linux,
+    resident_mb,
+    wait_for,
+)
+
+# 200k small messages, RSS looked at after the first 50k and at the end.
+FIRST, MORE = 50_000, 150_000
+GROWTH_MB = 3.0  # what allocator noise may add; 20 bytes kept per message is more
+
+
+def test_stdio_a_long_stream_of_small_messages_does_not_grow_it(
+    tmp_path: Path,
+) -> None:
+    on_linux()
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "stdio", "-w", str(capture), "-q", "--no-check", "--", sys.executable, "-c", ECHO
+        ),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    sent = 0
+
+    def relay(count: int) -> float:
+        """``count`` more requests each way, all recorded; mcpeek's RSS then."""
+        nonlocal sent
+        batch = b"".join(message(sent + i, "method", 100) + b"\n" for i in range(count))
+        writer = threading.Thread(target=proc.stdin.write, args=(batch,), daemon=True)
+        writer.start()
+        got = 0
+        while got < len(batch):
+            got += len(proc.stdout.read1(1 << 20))
+        writer.join()
+        sent += count
+        wait_for(lambda: complete_lines(capture) >= 2 + 2 * sent, "every message recorded")
+        return resident_mb(proc.pid)
+
+    try:
+        relay(1000)  # warm: the redactor, the buffers, the pipes at their size
+        early = relay(FIRST // 2)  # requests, each echoed: two messages
+        late = relay(MORE // 2)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    assert late - early <= GROWTH_MB, f"RSS grew {early:.1f} -> {late:.1f} MB"
+
+
+class _Events(BaseHTTPRequestHandler):
+    """Answers a POST to ``/mcp?n=N`` with N small SSE events (progress notifications)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        n = int(self.path.rsplit("=", 1)[1])
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()  # no length: the body ends when the connection does
+        event = (
+            b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress",'
+            b'"params":{"progressToken":1,"progress":%d}}\n\n'
+        )
+        for start in range(0, n, 1000):
+            self.wfile.write(b"".join(event % i for i in range(start, min(n, start + 1000))))
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_http_a_long_stream_of_small_events_does_not_grow_it(tmp_path: Path) -> None:
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Events)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    on_linux()
+    capture = tmp_path / "c.jsonl"
+    target = f"http://127.0.0.1:{upstream.server_port}/mcp"
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            "http",
+            "--upstream",
+            target,
+            "--listen",
+            "127.0.0.1:0",
+            "-w",
+            str(capture),
+            "-q",
+            "--no-check",
+        ),
+        stderr=subprocess.DEVNULL,
+    )
+    recorded = 2  # header, listen
+
+    def stream(port: int, n: int) -> float:
+        """One request answered by ``n`` events, all recorded; mcpeek's RSS then."""
+        nonlocal recorded
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp?n={n}",
+            data=message(1, "method", 100),
+            headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
+        )
+        with urllib.request.urlopen(request, timeout=WAIT_S) as response:
+            assert response.read().count(b"\n\n") == n
+        recorded += 4 + n  # request, c2s, response, the events, end
+        wait_for(lambda: complete_lines(capture) >= recorded, "every event recorded")
+        return resident_mb(proc.pid)
+
+    try:
+        port = listening_port(capture, proc)
+        stream(port, 1000)  # warm
+        early = stream(port, FIRST)
+        late = stream(port, MORE)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        upstream.shutdown()
+    assert late - early <= GROWTH_MB, f"RSS grew {early:.1f} -> {late:.1f} MB"
