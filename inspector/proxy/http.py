@@ -8,8 +8,7 @@ bodies as they are, and no read timeout cuts a long ``subscriptions/listen``
 stream. Each exchange (``x1``, ``x2``…) is recorded as ``http`` records
 (request, response, end) and one ``msg`` record per JSON-RPC message in the
 POST body, the JSON response or an SSE event, decoded if compressed, after
-the bytes were forwarded; those of a request body of 1 MiB or more once its
-response reached the client (:mod:`~mcpeek.inspector.proxy.http_held`).
+the bytes were forwarded.
 
 Whether a request may pass (the guard, the body size limit) is decided on its
 head: a refused body is neither read nor recorded. Every answer mcpeek gives
@@ -39,7 +38,6 @@ from mcpeek.inspector.proxy import http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http_body import ForwardedBody
 from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
-from mcpeek.inspector.proxy.http_held import HOLD_AT, HeldRecords
 from mcpeek.inspector.proxy.http_own import (
     RECORDED,
     aiohttp_answer_records,
@@ -83,10 +81,7 @@ class HttpRelay:
         self.origin = f"{parts.scheme}://{host}"
         self.upstream_host = host
         self.credentials = basic_credentials(parts.username, parts.password)
-        # Every record goes through the holder, so that those emitted while a big
-        # request body waits to be recorded keep their place behind it.
-        self.records = HeldRecords(emit)
-        self.emit = self.records.emit
+        self.emit = emit
         self.guard = guard
         self.preserve_host = preserve_host
         self.rewrite_resource = rewrite_resource
@@ -103,7 +98,6 @@ class HttpRelay:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.upstream_client.close()
-        self.records.release()  # nothing stays held once the relay is done
 
     async def close_exchanges(self) -> None:
         """Shutting down: end every open exchange (recorded as ``client-closed``)."""
@@ -157,7 +151,6 @@ class HttpRelay:
             self.emit([Http(x=x, phase="end", reason="client-closed")])
             raise
         finally:
-            self.records.relayed(x)  # the exchange is over: its held body is recorded
             if task is not None:
                 self._active.discard(task)
 
@@ -236,9 +229,7 @@ class HttpRelay:
                 raise _BodyTooLarge
             yield chunk
             recorder.feed(chunk)
-        # A big body is recorded once its response reached the client (or a moment
-        # later at most): recording it now would delay that response.
-        recorder.finish(hold=self.records.hold if recorder.size >= HOLD_AT else None)
+        recorder.finish()
 
     async def _relay_response(
         self, request: web.BaseRequest, x: str, upstream: UpstreamResponse

@@ -12,11 +12,9 @@ from collections.abc import Callable, Sequence
 
 from mcpeek.inspector.proxy.decoding import BodyDecoder, DecodeError, body_decoder
 from mcpeek.inspector.proxy.sse import SseParser
-from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, clock, text_fields
+from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
 
 Emit = Callable[[Sequence[SeqRecord]], None]
-#: Holds an exchange's body, whose records the callable makes later (``HeldRecords.hold``).
-Hold = Callable[[str, Callable[[], Sequence[SeqRecord]]], None]
 
 BODY_LIMIT = 64 * 1024  # non-JSON-RPC bodies are stored truncated to this
 
@@ -179,33 +177,19 @@ class RequestRecorder(_Body):
             self.head_sent = True
             self.emit([self.record])
 
-    def finish(self, *, complete: bool = True, hold: Hold | None = None) -> None:
-        """The body ended (``complete``) or was cut short: record it, once. With
-        ``hold``, a complete body's records are made and written when the relay
-        says (:mod:`~mcpeek.inspector.proxy.http_held`), stamped with this moment."""
+    def finish(self, *, complete: bool = True) -> None:
+        """The body ended (``complete``) or was cut short: record it, once."""
         if self.done:
             return
         self.done = True
         tail = self.decode_end() if complete else b""
         if tail:
             self._take(tail)
-        with_head = not self.head_sent
-        self.head_sent = True  # (now or with the held body: never on its own after it)
-        if hold is not None and complete:
-            t = clock()
-            hold(self.x, lambda: self._records(with_head, complete, t))
-            return
-        records = self._records(with_head, complete, 0.0)
-        if records:
-            self.emit(records)
-
-    def _records(self, with_head: bool, complete: bool, t: float) -> list[SeqRecord]:
-        """The request record (``with_head``) and the message of the body, if it is
-        one; stamped ``t`` unless 0 (the writer stamps them)."""
         records: list[SeqRecord] = []
         body, self.kept = self.kept, bytearray()
         message = self.size > 0 and not self.failed and self._is_message()
-        if with_head:
+        if not self.head_sent:
+            self.head_sent = True
             if self.failed:
                 self.store_wire(self.record)
             elif self.size and not message:
@@ -214,9 +198,8 @@ class RequestRecorder(_Body):
         if message:
             records.append(_msg("c2s", self.x, body, partial=not complete))
         del body  # recorded as text now: the bytes go before the writer's copies
-        for record in records:
-            record.t = t or record.t
-        return records
+        if records:
+            self.emit(records)
 
 
 def _msg(direction: Direction, x: str, data: bytes | bytearray, *, partial: bool = False) -> Msg:

@@ -72,7 +72,6 @@ async def relay_response(
         reason = "client-closed"
     if reason == "complete" and not ended:
         await end_response(response)
-    relay.records.relayed(x)  # a big request body held until now is recorded first
     # Recorded after the client has it all: a 16 MB body or event is redacted and
     # written while the client reads, not before it sees the end.
     recorder.finish(reason)
