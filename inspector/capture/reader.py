@@ -38,6 +38,9 @@ __all__ = ["MAX_HEADER_LINE", "CaptureError", "CaptureReader", "read_records"]
 # The header line is short (its longest field is the wrapped command): this much
 # data without a line end is not a capture (a binary file, /dev/zero…).
 MAX_HEADER_LINE = 1 << 20
+# A UTF-8 byte order mark, which an editor may put before the header line when it
+# saves a capture: RFC 8259 section 8.1 lets a JSON parser ignore it, and so does this one.
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class _Kind(msgspec.Struct):
@@ -197,7 +200,7 @@ class CaptureReader:
 
     def _decode_header(self, line: bytes) -> Header:
         try:
-            raw = msgspec.json.decode(line)
+            raw = msgspec.json.decode(line.removeprefix(UTF8_BOM))
         except (msgspec.DecodeError, RecursionError):
             raw = None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:

@@ -46,3 +46,15 @@ def test_a_raw_message_nested_too_deep_is_read_as_it_is(tmp_path: Path) -> None:
     _header, records, problems = read_records(path)
     assert problems == []
     assert [r.raw for r in records if isinstance(r, Msg)] == [deep]
+
+
+def test_a_byte_order_mark_before_the_header_is_ignored(tmp_path: Path) -> None:
+    """An editor may save a capture with a UTF-8 BOM; RFC 8259 section 8.1 lets a
+    parser ignore it, and the records after it are all read."""
+    ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + HEADER + msg_line(1, ping))
+    header, records, problems = read_records(path)
+    assert header.transport == "stdio"
+    assert [r.raw for r in records if isinstance(r, Msg)] == [ping]
+    assert problems == []
