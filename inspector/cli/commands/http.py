@@ -28,7 +28,12 @@ from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
-from mcpeek.inspector.cli.urls import check_http_url, is_own_address, without_password
+from mcpeek.inspector.cli.urls import (
+    check_http_url,
+    check_origins,
+    is_own_address,
+    without_password,
+)
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console, library_logs
@@ -87,18 +92,10 @@ class HttpCommand(Command):
             action="store_true",
             help="print flows and violations on stderr instead of showing the viewer",
         )
-        add(
-            "--allow-remote",
-            action="store_true",
-            help="allow a non-loopback --listen, and requests for any Host",
-        )
-        add(
-            "--allow-origin",
-            action="append",
-            default=[],
-            metavar="ORIGIN",
-            help="also accept browser requests from this Origin (repeatable)",
-        )
+        remote = "allow a non-loopback --listen, and requests for any Host"
+        add("--allow-remote", action="store_true", help=remote)
+        origin = "also accept browser requests from this Origin, scheme://host[:port] (repeatable)"
+        add("--allow-origin", action="append", default=[], metavar="ORIGIN", help=origin)
         add(
             "--no-redact",
             action="store_true",
@@ -148,6 +145,7 @@ class HttpCommand(Command):
             )
         upstream = args.upstream
         check_http_url("--upstream", upstream)
+        check_origins("--allow-origin", args.allow_origin)
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
         otlp = OtlpFollower(args.otlp)

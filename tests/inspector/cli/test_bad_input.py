@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.cli.urls import check_origin
 
 CAPTURES = Path(__file__).resolve().parents[3] / "captures"
 CAPTURE = CAPTURES / "modern-stdio.jsonl"
@@ -38,3 +39,51 @@ def test_a_capture_saved_with_a_byte_order_mark_is_read(
     assert code == 0, err
     assert "not an mcpeek capture" not in err
     assert out  # the capture was read: flows, findings or spans were written
+
+
+# A --header-timeout refused after the origins: a version that took any origin stops
+# there, with another message, instead of starting a proxy that would never end.
+HTTP = ["http", "--no-tui", "--upstream", "http://127.0.0.1:1/mcp", "--header-timeout", "0"]
+
+
+@pytest.mark.parametrize(
+    ("origin", "why"),
+    [
+        ("foo", "is not an origin: expected scheme://host[:port]"),
+        ("localhost:5173", "is not an origin"),
+        ("http://x/path", "has a path"),
+        ("http://x?q=1", "has a query"),
+        ("http://user@x", "has a user"),
+        ("http://", "is not an origin"),
+        ("http://x:99999", "is not a valid origin: Port out of range"),
+        ("http://x:80", "without its default port, as 'http://x'"),
+        ("https://x:443", "without its default port, as 'https://x'"),
+    ],
+)
+def test_an_allowed_origin_that_no_browser_can_send_is_refused(
+    origin: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = tmp_path / "c.jsonl"
+    code = main(
+        [*HTTP, "-w", str(capture), "--allow-origin", "http://ok:3000", "--allow-origin", origin]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith(f"mcpeek: --allow-origin {origin!r}")
+    assert why in err and err.count("\n") == 1
+    assert not capture.exists()  # refused before anything was opened
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://localhost:5173",
+        "https://app.example",
+        "http://x/",
+        "http://[::1]:8080",
+        "chrome-extension://abcdef",
+        "null",
+    ],
+)
+def test_origins_a_browser_sends_are_taken(origin: str) -> None:
+    check_origin("--allow-origin", origin)  # no UsageError
