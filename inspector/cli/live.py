@@ -46,7 +46,6 @@ STOP = b"stop\n"  # stop now, say how far you got
 # The capture stopped short (a write failed: a full disk): what the worker has not read
 # never will be, so it judges no request unanswered for want of an answer the file lacks.
 CUT = b"cut\n"
-CUT_POLL = 0.25  # seconds between looks at the writer for a failed write
 PRINTED_PER_RULE = 10  # flags printed per rule; the rest go to the capture only
 T = TypeVar("T")
 
@@ -85,7 +84,6 @@ class LiveChecks:
         self._reader: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
         self._checked: int | None = None
-        self._watch: asyncio.Task[None] | None = None
         self._cut_told = False
 
     async def start(self) -> None:
@@ -117,13 +115,14 @@ class LiveChecks:
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
         self._reader = loop.create_task(self._read(self._ready, decode))
-        self._watch = loop.create_task(self._watch_for_a_cut())
+        if self._writer.error is not None:  # (it failed while the worker started)
+            self._tell_cut()
 
-    async def _watch_for_a_cut(self) -> None:
-        """Tell the worker once the capture stops short: it then holds requests whose
-        answers the client got but the file could not, which are nobody's fault."""
-        while self._writer.error is None:
-            await asyncio.sleep(CUT_POLL)
+    def capture_cut(self) -> None:
+        """The capture stopped short (a write failed: a full disk), as whoever met the
+        failure says at once: the worker then holds requests whose answers the client
+        got but the file could not, which are nobody's fault. Before the worker runs,
+        :meth:`finish` tells it (the writer keeps its error)."""
         self._tell_cut()
 
     def _tell_cut(self) -> None:
@@ -162,9 +161,10 @@ class LiveChecks:
         self.violations += 1
         printed = self._printed[reported.rule] = self._printed.get(reported.rule, 0) + 1
         if not self._writer.closed and self._writer.error is None:
-            # A failed write stays in writer.error, for the proxy to report once.
-            with contextlib.suppress(OSError):
+            try:
                 self._writer.write(reported.record())
+            except OSError:  # it stays in writer.error, for the proxy to report once
+                self._tell_cut()
         if printed <= PRINTED_PER_RULE:
             self._say(flag_line(reported))
 
@@ -175,8 +175,7 @@ class LiveChecks:
         if process is None or reader is None or ready is None:
             return
         assert process.stdin is not None
-        self._stop_watching()
-        if self._writer.error is not None:  # (the watcher may not have looked yet)
+        if self._writer.error is not None:  # (met before the worker ran: not told yet)
             self._tell_cut()
         self._tell(process.stdin, DONE)
         with contextlib.suppress(TimeoutError):
@@ -192,10 +191,6 @@ class LiveChecks:
             reader.cancel()
         await process.wait()
         self._say_what_was_left(caught_up)
-
-    def _stop_watching(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
 
     @staticmethod
     def _tell(stdin: asyncio.StreamWriter, command: bytes) -> None:
@@ -225,7 +220,6 @@ class LiveChecks:
 
     async def abort(self) -> None:
         """The proxy failed: stop the worker without waiting for its findings."""
-        self._stop_watching()
         process = self._process
         if process is None or process.returncode is not None:
             return

@@ -89,15 +89,28 @@ def _open(
 
 
 class RecordingErrors:
-    """Tells each distinct recording error once, through ``say``; remembers there was one."""
+    """Tells each distinct recording error once, through ``say``; remembers there was one.
 
-    def __init__(self, writer: CaptureWriter, say: Callable[[str], None]) -> None:
+    ``on_cut`` is called, once, when a write to the capture fails: what reads the
+    capture as it grows (the live checks) learns at once that it stops short.
+    """
+
+    def __init__(
+        self,
+        writer: CaptureWriter,
+        say: Callable[[str], None],
+        on_cut: Callable[[], None] | None = None,
+    ) -> None:
         self._writer = writer
         self._say = say
+        self._on_cut = on_cut
         self._told: set[str] = set()
 
     def __call__(self, exc: BaseException) -> None:
         if isinstance(exc, OSError) and exc is self._writer.error:
+            if self._on_cut is not None:
+                on_cut, self._on_cut = self._on_cut, None
+                on_cut()
             text = (
                 f"cannot write the capture {self._writer.path} ({exc.strerror or exc}); "
                 "traffic still flows, unrecorded"

@@ -173,7 +173,9 @@ class HttpCommand(Command):
             slow=slow,
         )
 
-        internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
+        internal_error = RecordingErrors(
+            writer, lambda text: console.say(text, force=True), on_cut=live.capture_cut
+        )
         recorder = Recorder(writer, on_error=internal_error)
         stop = asyncio.Event()
         ready = asyncio.Event()

@@ -127,8 +127,6 @@ class StdioCommand(Command):
         path = writer.path  # the name it took ({n}, {pid})
         # Whatever a library prints must not corrupt the protocol pipe.
         sys.stdout = sys.stderr
-        internal_error = RecordingErrors(writer, lambda text: console.say(text, force=True))
-        recorder = Recorder(writer, on_error=internal_error)
         live = LiveChecks(
             writer,
             console.say,
@@ -137,6 +135,10 @@ class StdioCommand(Command):
             recorded=lambda: recorder.recorded,
             slow=slow,
         )
+        internal_error = RecordingErrors(
+            writer, lambda text: console.say(text, force=True), on_cut=live.capture_cut
+        )
+        recorder = Recorder(writer, on_error=internal_error)
         tap = StdioTap(recorder.emit)
         relay = (
             StdioRelay(

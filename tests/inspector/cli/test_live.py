@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,9 @@ from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli import live
 from mcpeek.inspector.cli.live_protocol import Checked, Ready, decoder
-from mcpeek.inspector.records import Violation
+from mcpeek.inspector.cli.recording import RecordingErrors
+from mcpeek.inspector.pipeline import Recorder
+from mcpeek.inspector.records import Event, Violation
 from tests.conftest import mcpeek_argv, peer_argv
 
 READY = '{"k":"ready"}'
@@ -188,3 +191,54 @@ def test_a_capture_that_could_not_be_written_is_cut_for_the_worker(
 
     asyncio.run(session())
     assert said == (["heard cut done"] if full else ["heard done"])
+
+
+# A worker that says each word its proxy tells it as soon as it hears it.
+ECHOING_WORKER = """
+import sys
+print('{"k":"ready"}', flush=True)
+for line in sys.stdin:
+    print('{"k":"flow","line":"heard ' + line.strip() + '"}', flush=True)
+    if line == "done\\n":
+        break
+print('{"k":"checked","records":0}', flush=True)
+"""
+
+
+def test_a_failed_write_is_told_to_the_worker_by_who_met_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recorder's error handler tells the live checks that the capture stops
+    short, there and then (no watcher polling the writer): the worker hears "cut"
+    while the traffic still flows, before "done"."""
+    monkeypatch.setattr(
+        live, "python_module_argv", lambda module, *args: [sys.executable, "-c", ECHOING_WORKER]
+    )
+    said: list[str] = []
+    told: list[str] = []
+
+    async def session() -> None:
+        writer = CaptureWriter(tmp_path / "c.jsonl", transport="stdio", target=["s"])
+        checks = live.LiveChecks(writer, said.append, checks=True, flows=False)
+        recorder = Recorder(
+            writer, on_error=RecordingErrors(writer, told.append, checks.capture_cut)
+        )
+        await checks.start()
+        full = os.open(os.devnull, os.O_RDONLY)  # a write to it fails, as on a full disk
+        os.dup2(full, writer._fd)
+        os.close(full)
+        recorder.emit([Event(event="spawn")])
+        recorder.emit([Event(event="spawn")])  # the second failure is not told again
+        assert writer.error is not None
+
+        async def heard_cut() -> None:  # the worker's answer, not a timer
+            while "heard cut" not in said:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(heard_cut(), 60)  # (the limit only keeps a bug from hanging)
+        await asyncio.wait_for(checks.finish(), 60)
+        writer.close()
+
+    asyncio.run(session())
+    assert said == ["heard cut", "heard done"]
+    assert len(told) == 1 and "cannot write the capture" in told[0]
