@@ -180,9 +180,10 @@ class Replayer:
         entry = self._pending.get(live_id)
         if entry is None:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(entry[2]), self.timeout)
-        if not entry[2].done():
+        # asyncio.wait, not wait_for: Python 3.11's wait_for loses a cancellation (Ctrl-C)
+        # that comes as the answer does, and the replay would go on to its end.
+        done, _ = await asyncio.wait({entry[2]}, timeout=self.timeout)
+        if not done:
             entry[1].timed_out = True
 
     async def _wait_all(self) -> None:

@@ -31,6 +31,7 @@ read; each ``str()`` is one line for the user.
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ from mcpeek.inspector.replay.replay_result import LiveFlow
 from mcpeek.inspector.replay.replay_select import select_flows
 from mcpeek.inspector.replay.replay_stdio import StdioTransport
 from mcpeek.inspector.replay.replay_transport import ReplayError
+from mcpeek.inspector.replay.stopping import ReplayInterrupted, run_stoppable
 from mcpeek.inspector.replay.tape import Tape
 
 DEFAULT_TIMEOUT = 10.0
@@ -99,22 +101,49 @@ def run_plan(
     writer: CaptureWriter | None = None,
     listeners: Sequence[AnalysisListener] = (),
     origin: str | None = None,
+    stop_signals: bool = False,
 ) -> ReplayOutcome:
     """Replay ``plan`` to ``target`` (``origin``: where the capture was recorded, for
     the credential policy) and compare; runs its own event loop. The writer is closed
-    at the end, and discarded when the server was never reached."""
+    at the end, and discarded when the server was never reached. With
+    ``stop_signals`` (the CLI, in its main thread), SIGINT and SIGTERM stop the
+    replay with :class:`ReplayInterrupted`; otherwise Ctrl-C is a KeyboardInterrupt.
+    Either way, a replay stopped before its end leaves an old capture that the
+    writer was to replace (``--force``) as it was."""
     notes = list(plan.notes)
     # The run has started once the live server said something: a replay that never
-    # reached it leaves no capture (and an old one that --force was to replace stays).
-    tape = Tape(target.transport, target.name, writer=writer, listeners=listeners, started_by="s2c")
+    # reached it leaves no capture; an old one that --force was to replace is
+    # replaced only by a replay that ran to its end.
+    tape = Tape(
+        target.transport,
+        target.name,
+        writer=writer,
+        listeners=listeners,
+        started_by="s2c",
+        replace_at_start=False,
+    )
     transport = _transport(target, tape, timeout, notes.append, origin)
     replayer = Replayer(plan, transport, timeout=timeout, on_note=notes.append)
     try:
-        live = asyncio.run(replayer.run())
+        if stop_signals:
+            ran, signum = asyncio.run(run_stoppable(replayer.run()))
+            if signum is not None:
+                raise ReplayInterrupted(signum, tape.abandon())
+            assert ran is not None  # (None only when stopped)
+            live = ran
+        else:
+            live = asyncio.run(replayer.run())
     except ReplayError:
         tape.discard()  # the server was never reached: nothing worth a capture
         raise
-    except BaseException:  # Ctrl-C too: before the server answered, the old capture stays
+    except ReplayInterrupted:
+        raise
+    except KeyboardInterrupt:  # (before or after the loop ran, under stop_signals)
+        said = tape.abandon()
+        if stop_signals:
+            raise ReplayInterrupted(signal.SIGINT, said) from None
+        raise
+    except BaseException:
         tape.discard()
         raise
     if replayer.closed_reason is not None and replayer.answered == 0:

@@ -17,9 +17,11 @@ the pytest plugin) or the server's (``replay``).
 
 With ``-w --force`` onto an old capture, the capture takes its name only once
 the session has started (:meth:`CaptureWriter.commit`): at the first record
-sent from ``started_by`` (``replay``: the live server's first word; None: any
+sent from ``started_by`` (``serve``: the client's first word; None: any
 record). A session that fails before that is :meth:`Tape.discard`-ed, and the
-old capture stays as it was.
+old capture stays as it was. A replay's capture (``replace_at_start`` false)
+takes its name only when the session closes: a replay stopped before its end
+is :meth:`Tape.abandon`-ed, and the old capture stays too.
 """
 
 from __future__ import annotations
@@ -53,9 +55,11 @@ class Tape:
         writer: CaptureWriter | None = None,
         listeners: Sequence[AnalysisListener] = (),
         started_by: Direction | None = None,
+        replace_at_start: bool = True,
     ) -> None:
         self.transport = transport
         self._started_by = started_by
+        self._replace_at_start = replace_at_start
         self.started = False  # a record from ``started_by`` was seen
         self.writer = writer
         # The analysis sees the header the capture has, so that the file and the
@@ -101,7 +105,7 @@ class Tape:
         if self.writer is not None and self.error is None:
             try:
                 self.writer.write(record)  # numbers it
-                if self.started:
+                if self.started and self._replace_at_start:
                     self.writer.commit()  # the session has started (-w --force replaces now)
             except OSError as exc:  # the session goes on; the capture ends here
                 self.error = f"cannot write the capture {self.writer.path}: {exc}"
@@ -127,6 +131,25 @@ class Tape:
         if self.writer is not None and not self.started:
             self.writer.discard()
         self.close()
+
+    def abandon(self) -> str:
+        """The session was stopped before its end (Ctrl-C): the checks end, and a
+        capture that was to replace an old one is removed (the old one stays as it
+        was); a new capture keeps what was recorded, if the session had started.
+        What became of the capture, in words for the user ("" without one)."""
+        writer = self.writer
+        if writer is None or self.closed:  # (closed: the session had ended, all written)
+            self.close()
+            return "" if writer is None else f"the capture {writer.path} holds the whole replay"
+        path, replacing = writer.path, writer.writing_path != writer.path
+        if not replacing and self.started:
+            self.close()
+            return f"the capture {path} holds the replay up to the interruption"
+        writer.discard()
+        self.close()
+        if replacing:
+            return f"{path} kept as it was (the unfinished replay is not saved)"
+        return "no capture written (the server had not answered)"
 
     def close(self) -> None:
         """The session ended: the analysis ends its open flows, the capture closes."""

@@ -216,6 +216,7 @@ class _Session:
         from mcpeek.inspector.cli.replay_findings import ServerFindings
         from mcpeek.inspector.replay.replay_transport import ReplayError
         from mcpeek.inspector.replay.rerun import ReplayTarget, run_plan
+        from mcpeek.inspector.replay.stopping import ReplayInterrupted
         from mcpeek.rules.engine import RuleEngine
 
         args = self.args
@@ -226,14 +227,14 @@ class _Session:
             send_credentials=args.send_credentials,
         )
         refuse_overwriting(args.write, args.file)
-        writer = None
-        if args.write is not None:
-            writer = open_capture(
-                args.write, force=args.force, transport=target.transport, target=target.name
-            )
         findings = ServerFindings()
         listeners = [] if args.no_check else [findings, RuleEngine(findings.add)]
+        writer = None
         try:
+            if args.write is not None:
+                writer = open_capture(
+                    args.write, force=args.force, transport=target.transport, target=target.name
+                )
             outcome = run_plan(
                 self.plan,
                 target,
@@ -242,9 +243,18 @@ class _Session:
                 writer=writer,
                 listeners=listeners,
                 origin=self.recorded_origin,
+                stop_signals=True,
             )
         except ReplayError as exc:
             raise UsageError(str(exc)) from None
+        except ReplayInterrupted as exc:
+            print(f"mcpeek: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except KeyboardInterrupt:  # before the replay began: its capture is not kept
+            if writer is not None:
+                writer.discard()
+            print("mcpeek: replay interrupted (Ctrl-C) before it began", file=sys.stderr)
+            return 130
         if outcome.tape.error is not None:
             print(f"mcpeek: {outcome.tape.error}", file=sys.stderr)
         findings.decide(outcome.tape.direction)

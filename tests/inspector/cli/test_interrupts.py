@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.cli import commands
 from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.records import Event
 from tests.conftest import mcpeek_argv
 
 CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
@@ -169,5 +171,92 @@ def test_ctrl_c_before_the_server_answered_keeps_the_old_capture(tmp_path: Path)
         proc.kill()
         proc.wait()
     assert b"Traceback" not in err, err
+    assert proc.returncode == 130
+    assert err.decode().splitlines() == [
+        f"mcpeek: replay interrupted (Ctrl-C); {path} kept as it was "
+        "(the unfinished replay is not saved)"
+    ]
     assert path.read_bytes() == old  # the run never started: the old capture stays
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]  # nothing left beside
+
+
+# A server that answers the first request, then never another: the replay waits.
+ANSWERS_ONCE = """
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # (so that only mcpeek ends it: no race)
+line = sys.stdin.readline()
+print(json.dumps({"jsonrpc": "2.0", "id": json.loads(line)["id"], "result": {}}), flush=True)
+sys.stdin.read()
+"""
+
+
+def start_replay(path: Path, *extra: str) -> subprocess.Popen[bytes]:
+    argv = mcpeek_argv("replay", str(CAPTURE), *extra, "-w", str(path), "--", sys.executable)
+    return subprocess.Popen(
+        [*argv, "-c", ANSWERS_ONCE],
+        preexec_fn=_sigint_default,  # noqa: PLW1509 (only signal(): async-signal-safe)
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def answered(capture: Path) -> bool:
+    """Whether ``capture`` (while the replay writes it) holds the server's answer."""
+    try:
+        return b'"dir":"s2c"' in capture.read_bytes()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("sig", "code", "said"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")]
+)
+def test_a_replay_stopped_after_the_server_answered_keeps_the_old_capture(
+    tmp_path: Path, sig: signal.Signals, code: int, said: str
+) -> None:
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o600)
+    proc = start_replay(path, "--force")
+    try:
+        wait_for(lambda: any(answered(p) for p in tmp_path.glob(".old.jsonl.*.new")), "an answer")
+        os.killpg(proc.pid, sig)  # as a terminal (or a service manager) sends it
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == code
+    assert err.decode().splitlines() == [
+        f"mcpeek: replay interrupted ({said}); {path} kept as it was "
+        "(the unfinished replay is not saved)"
+    ]
+    assert path.read_bytes() == old  # an unfinished replay never replaces it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]  # nothing left beside
+
+
+@pytest.mark.e2e
+def test_a_replay_stopped_into_a_new_file_keeps_what_it_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    proc = start_replay(path)
+    try:
+        wait_for(lambda: answered(path), "an answer")
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert err.decode().splitlines() == [
+        f"mcpeek: replay interrupted (Ctrl-C); the capture {path} holds the replay "
+        "up to the interruption"
+    ]
+    assert out == b""  # no report of differences: the replay did not end
+    header, records, problems = read_records(path)
+    assert problems == [] and header.transport == "stdio"
+    assert any(
+        isinstance(r, Event) and r.event == "exit" for r in records
+    )  # the server was stopped

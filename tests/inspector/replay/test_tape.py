@@ -79,3 +79,57 @@ def test_nothing_is_taken_once_the_tape_is_closed() -> None:
     tape.msg("c2s", PING)
     tape.close()
     assert not [r for r in seen.records if isinstance(r, Msg)] and tape.direction(1) is None
+
+
+def old_capture(tmp_path: Path) -> tuple[Path, bytes]:
+    path = tmp_path / "old.jsonl"
+    writer = CaptureWriter(path, transport="stdio", target=["old"])
+    writer.close()
+    return path, path.read_bytes()
+
+
+def replay_tape(path: Path, *, force: bool) -> Tape:
+    writer = CaptureWriter(path, transport="stdio", target=["new"], force=force)
+    return Tape(writer=writer, started_by="s2c", replace_at_start=False)
+
+
+def test_a_replay_tape_replaces_the_old_capture_only_when_it_closes(tmp_path: Path) -> None:
+    path, old = old_capture(tmp_path)
+    tape = replay_tape(path, force=True)
+    tape.msg("c2s", PING)
+    tape.msg("s2c", PONG)  # the session has started: a proxy's capture would replace now
+    assert path.read_bytes() == old
+    tape.close()
+    header, records, _ = read_records(path)
+    assert header.target == ["new"] and len(records) == 2
+
+
+def test_an_abandoned_replay_keeps_the_old_capture_and_leaves_nothing_beside(
+    tmp_path: Path,
+) -> None:
+    path, old = old_capture(tmp_path)
+    tape = replay_tape(path, force=True)
+    tape.msg("c2s", PING)
+    tape.msg("s2c", PONG)
+    said = tape.abandon()
+    assert said == f"{path} kept as it was (the unfinished replay is not saved)"
+    assert path.read_bytes() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["old.jsonl"]
+
+
+@pytest.mark.parametrize("answered", [False, True])
+def test_an_abandoned_replay_into_a_new_file_keeps_it_once_the_server_answered(
+    tmp_path: Path, answered: bool
+) -> None:
+    path = tmp_path / "new.jsonl"
+    tape = replay_tape(path, force=False)
+    tape.msg("c2s", PING)
+    if answered:
+        tape.msg("s2c", PONG)
+    said = tape.abandon()
+    if answered:
+        assert said == f"the capture {path} holds the replay up to the interruption"
+        assert len(read_records(path)[1]) == 2
+    else:
+        assert said == "no capture written (the server had not answered)"
+        assert not path.exists()
