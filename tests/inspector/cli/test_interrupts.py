@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.records import Event
 from tests.conftest import mcpeek_argv
 
-CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
+ROOT = Path(__file__).resolve().parents[3]
+CAPTURE = ROOT / "captures" / "modern-stdio.jsonl"
 PROC = Path("/proc")
 on_linux = pytest.mark.skipif(not (PROC / "self" / "stat").exists(), reason="reads /proc")
 
@@ -260,3 +262,27 @@ def test_a_replay_stopped_into_a_new_file_keeps_what_it_recorded(tmp_path: Path)
     assert any(
         isinstance(r, Event) and r.event == "exit" for r in records
     )  # the server was stopped
+
+
+def test_ctrl_c_while_the_installed_script_loads_exits_130_without_a_traceback() -> None:
+    """The installed ``mcpeek`` script imports its entry point before anything can
+    catch a Ctrl-C: that entry point is ``mcpeek.__main__:run``, a module that imports
+    nothing, which loads the command line itself (~70 ms of imports) under its guard."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["mcpeek"] == "mcpeek.__main__:run"
+    interrupted_load = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def load(name, *args, **kwargs):\n"
+        "    if name == 'mcpeek.inspector.cli.main':\n"
+        "        raise KeyboardInterrupt  # as a Ctrl-C in the middle of the imports\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = load\n"
+        "from mcpeek.__main__ import run\n"
+        "sys.exit(run())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", interrupted_load], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 130
+    assert proc.stderr == ""
