@@ -55,6 +55,7 @@ class McpCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
+        from mcpeek.inspector.capture.opening import CaptureError, open_regular
         from mcpeek.inspector.paths import capture_dir
         from mcpeek.inspector.proxy.guard import is_loopback_host, parse_listen
 
@@ -67,10 +68,18 @@ class McpCommand(Command):
             if not is_loopback_host(listen[0]):
                 raise UsageError(f"--http {args.http}: mcpeek mcp listens on loopback only")
         for path in args.capture:
-            if path.is_dir():  # --home names a directory of captures; --capture one file
-                raise UsageError(f"--capture {path}: is a directory, not a capture file")
-            if not path.is_file():
-                raise UsageError(f"--capture {path}: no such file")
+            # Opened as every reader opens a capture: a directory (--home names one), a
+            # FIFO or a file it may not read is refused now, not at an assistant's call.
+            try:
+                open_regular(path).close()
+            except CaptureError as exc:
+                raise UsageError(f"--capture {exc}") from None
+        home = args.home.expanduser() if args.home is not None else capture_dir()
+        if home.exists() and not home.is_dir():  # (missing: no recording made yet)
+            named = (
+                f"--home {args.home}" if args.home is not None else f"the capture directory {home}"
+            )
+            raise UsageError(f"{named}: not a directory (of captures)")
         try:
             from mcpeek.inspector.assist.desk import Desk
             from mcpeek.inspector.assist.rerun import Rerunner
@@ -83,7 +92,6 @@ class McpCommand(Command):
             raise UsageError(
                 "mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'"
             ) from None
-        home = args.home.expanduser() if args.home is not None else capture_dir()
         server = build_server(
             Desk(Shelf(home, list(args.capture))), Rerunner(allow_run=args.allow_run)
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -18,9 +19,18 @@ from mcpeek.inspector.cli.main import main
         (["--http", "127.0.0.1:http"], "mcpeek: --http '127.0.0.1:http': expected HOST:PORT"),
         (["--capture", "no/such.jsonl"], "mcpeek: --capture no/such.jsonl: no such file"),
         (["--capture", "tests"], "mcpeek: --capture tests: is a directory, not a capture file"),
+        (["--capture", "{fifo}"], "mcpeek: --capture {fifo}: is a FIFO (named pipe), not a"),
+        (["--home", "{file}"], "mcpeek: --home {file}: not a directory (of captures)"),
     ],
 )
-def test_bad_options(argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_options(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo, file = tmp_path / "fifo.jsonl", tmp_path / "file.jsonl"
+    os.mkfifo(fifo)
+    file.write_bytes(b"")
+    argv = [a.format(fifo=fifo, file=file) for a in argv]
+    said = said.format(fifo=fifo, file=file)
     assert main(["mcp", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(said) and len(err.splitlines()) == 1
