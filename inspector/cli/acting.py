@@ -9,10 +9,12 @@ actor and the relay runs its plain fast path.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from mcpeek.inspector.capture.files import kind_of
 from mcpeek.inspector.cli.base import UsageError
 
 if TYPE_CHECKING:
@@ -84,6 +86,9 @@ def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Acto
         except FilterError as exc:
             raise UsageError(f"--intercept {text!r}: bad filter: {exc}") from None
 
+    for option, path in [("--faults", args.faults), *(("-s", p) for p in args.script)]:
+        if path is not None:
+            _a_file(option, path)
     try:
         rules = [parse_fault(text) for text in args.fault]
         if args.faults is not None:
@@ -94,6 +99,19 @@ def build_actor(args: argparse.Namespace, report: Callable[[str], None]) -> Acto
     actor = Actor(rules, scripts, seed=args.seed, report=report, intercepts=intercepts)
     actor.controlled = bool(intercepts or args.control)
     return actor
+
+
+def _a_file(option: str, path: Path) -> None:
+    """A UsageError unless ``path`` is a regular file: opening a FIFO to read it would
+    wait for a writer for ever, and a directory is no "such file" to be told of."""
+    try:
+        kind = kind_of(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise UsageError(f"{option} {path}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
+    if kind is not None:
+        raise UsageError(f"{option} {path}: is {kind}, not a file")
 
 
 def with_control(

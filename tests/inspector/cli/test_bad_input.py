@@ -3,12 +3,16 @@ never a traceback; and input that only looks odd (a byte order mark) is read."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.cli.urls import check_origin
+from tests.conftest import mcpeek_argv
 
 CAPTURES = Path(__file__).resolve().parents[3] / "captures"
 CAPTURE = CAPTURES / "modern-stdio.jsonl"
@@ -87,3 +91,30 @@ def test_an_allowed_origin_that_no_browser_can_send_is_refused(
 )
 def test_origins_a_browser_sends_are_taken(origin: str) -> None:
     check_origin("--allow-origin", origin)  # no UsageError
+
+
+@pytest.mark.parametrize(
+    ("option", "make", "said"),
+    [
+        ("--faults", os.mkfifo, "is a FIFO (named pipe), not a file"),  # (was: waits for ever)
+        ("-s", os.mkfifo, "is a FIFO (named pipe), not a file"),
+        ("-s", os.mkdir, "is a directory, not a file"),  # (was: "no such file")
+        ("--faults", os.mkdir, "is a directory, not a file"),
+    ],
+)
+def test_an_action_file_that_is_no_file_is_refused_at_once(
+    option: str, make: Callable[[Path], None], said: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "rules"
+    make(path)
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.run(
+        mcpeek_argv("stdio", option, str(path), "-w", str(capture), "--", "cat"),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,  # (only a bound: the FIFO's open never returned)
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == f"mcpeek: {option} {path}: {said}\n"
+    assert not capture.exists()
