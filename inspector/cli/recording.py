@@ -40,6 +40,9 @@ def open_capture(
     twice (the TypeScript SDK's ``auto`` probe, then its session) gets two
     captures, where one name would refuse the second run (it holds data, or it is
     still being written) and so break the client's real session."""
+    extra_redacted = list(extra_redacted)
+    if extra_redacted:
+        _check_redacted(extra_redacted, redact)
     name = str(path).replace(PID, str(os.getpid()))
     if NUMBER not in name:
         return _open(Path(name), force, transport, target, redact, extra_redacted)
@@ -63,6 +66,22 @@ def open_capture(
                 f"cannot write the capture {candidate}: {exc.strerror or exc}"
             ) from None
     raise UsageError(f"cannot write the capture: no free {NUMBER} up to {LAST_NUMBER} ({refusal})")
+
+
+def _check_redacted(names: list[str], redact: bool) -> None:
+    """``--redact-header`` names must be header names, and redaction on: a name that
+    can match no header ("X-Api-Key:") or ``--no-redact`` would leave the secret the
+    user meant to hide in the capture."""
+    from mcpeek.inspector.replay.replay_headers import TOKEN
+
+    for name in names:
+        if not TOKEN.fullmatch(name):
+            raise UsageError(
+                f"--redact-header {name!r} is not a header name (a name such as X-Api-Key, "
+                "without ':' or spaces)"
+            )
+    if not redact:
+        raise UsageError("--redact-header does nothing with --no-redact: give one or the other")
 
 
 def _open(

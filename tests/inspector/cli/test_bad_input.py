@@ -4,13 +4,16 @@ never a traceback; and input that only looks odd (a byte order mark) is read."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from mcpeek.inspector.cli.base import UsageError
 from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.cli.recording import open_capture
 from mcpeek.inspector.cli.urls import check_origin
 from tests.conftest import mcpeek_argv
 
@@ -118,3 +121,54 @@ def test_an_action_file_that_is_no_file_is_refused_at_once(
     assert proc.returncode == 2
     assert proc.stderr == f"mcpeek: {option} {path}: {said}\n"
     assert not capture.exists()
+
+
+@pytest.mark.parametrize(
+    ("names", "redact", "said"),
+    [
+        (["X-Api-Key:"], True, "--redact-header 'X-Api-Key:' is not a header name"),
+        (["X-Trace", "X Api Key"], True, "--redact-header 'X Api Key' is not a header name"),
+        ([""], True, "--redact-header '' is not a header name"),
+        (["X-Api-Key"], False, "--redact-header does nothing with --no-redact"),
+    ],
+)
+def test_a_header_to_redact_that_would_hide_nothing_is_refused(
+    names: list[str], redact: bool, said: str, tmp_path: Path
+) -> None:
+    """Such a name matches no header: the secret the user meant to hide would be
+    recorded in the clear. Refused before the capture is opened."""
+    capture = tmp_path / "c.jsonl"
+    with pytest.raises(UsageError, match="^" + re.escape(said)):
+        open_capture(
+            capture,
+            force=False,
+            transport="http",
+            target="http://x/mcp",
+            redact=redact,
+            extra_redacted=names,
+        )
+    assert not capture.exists()
+
+
+def test_http_says_so_in_one_line(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    proc = subprocess.run(
+        mcpeek_argv(
+            *[
+                "http",
+                "--no-tui",
+                "--upstream",
+                "http://127.0.0.1:1/mcp",
+                "--listen",
+                "127.0.0.1:0",
+            ],
+            *["-w", str(capture), "--redact-header", "X-Api-Key:"],
+        ),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,  # (only a bound: a version that took the name proxied until stopped)
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("mcpeek: --redact-header 'X-Api-Key:' is not a header name")
+    assert proc.stderr.count("\n") == 1
