@@ -17,6 +17,7 @@ without it the document goes to stdout. See docs/export.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -24,7 +25,12 @@ import sys
 from pathlib import Path
 
 from mcpeek.inspector.analysis.analyzer import DEFAULT_TIMEOUT
-from mcpeek.inspector.capture.files import CaptureFileError, open_for_writing, write_all
+from mcpeek.inspector.capture.files import (
+    CaptureFileError,
+    open_beside,
+    open_for_writing,
+    write_all,
+)
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.cli.base import Command, UsageError, refuse_overwriting
 from mcpeek.inspector.export.endpoint import (
@@ -176,15 +182,30 @@ class ExportCommand(Command):
             except BrokenPipeError:  # `mcpeek export … | head`: the reader has seen enough
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return
+        path: Path = args.output
+        existed = os.path.lexists(path)
         try:
-            fd = open_for_writing(args.output, force=args.force)
+            fd = open_for_writing(path, force=args.force, empty=False)
         except CaptureFileError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc}") from None
+            raise UsageError(f"cannot write {path}: {exc}") from None
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        # Written beside, then renamed over it: a write that fails (a full disk) leaves
+        # the old file as it was (--force), or no half-written new one.
         try:
-            write_all(fd, data)
+            beside_fd, beside = open_beside(path)
+            try:
+                write_all(beside_fd, data)
+            except OSError:
+                os.unlink(beside)
+                raise
+            finally:
+                os.close(beside_fd)
+            os.replace(beside, path)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+            if not existed:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)  # (the empty file this run made, still locked by it)
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)

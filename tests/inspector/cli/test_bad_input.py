@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from mcpeek.inspector.cli.main import main
 from mcpeek.inspector.cli.recording import open_capture
 from mcpeek.inspector.cli.urls import check_origin
 from tests.conftest import mcpeek_argv
+from tests.inspector.cli.test_capture_durability import fresh_bytecode
 
 CAPTURES = Path(__file__).resolve().parents[3] / "captures"
 CAPTURE = CAPTURES / "modern-stdio.jsonl"
@@ -172,3 +174,31 @@ def test_http_says_so_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("mcpeek: --redact-header 'X-Api-Key:' is not a header name")
     assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("old", [b"x" * 50_000, None])
+def test_an_export_that_cannot_be_written_in_full_loses_nothing(
+    tmp_path: Path, old: bytes | None
+) -> None:
+    """A full disk (RLIMIT_FSIZE: writes past 4 KB fail with EFBIG, as with ENOSPC):
+    the file --force was to replace stays as it was; a new one is not left half
+    written."""
+    out = tmp_path / "spans.json"
+    if old is not None:
+        out.write_bytes(old)
+    limit = 4096
+    fresh_bytecode()
+    proc = subprocess.run(
+        mcpeek_argv("export", "--format", "otlp-json", "--force", "-o", str(out), str(CAPTURE)),
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == f"mcpeek: cannot write {out}: File too large\n"
+    if old is None:
+        assert not out.exists()
+    else:
+        assert out.read_bytes() == old
+    assert [p.name for p in tmp_path.iterdir()] == ([] if old is None else ["spans.json"])
