@@ -108,7 +108,7 @@ class Tape:
                 if self.started and self._replace_at_start:
                     self.writer.commit()  # the session has started (-w --force replaces now)
             except OSError as exc:  # the session goes on; the capture ends here
-                self.error = f"cannot write the capture {self.writer.path}: {exc}"
+                self.error = f"cannot write the capture {self.writer.path}: {exc.strerror or exc}"
                 record.seq = self._seq + 1  # from here on, the tape numbers
             self._seq = record.seq
         else:
@@ -158,11 +158,17 @@ class Tape:
         self.closed = True
         if self._checks is not None:
             self._checks.finish()
-        if self.writer is not None:
+        writer = self.writer
+        if writer is not None and self.error is not None and writer.writing_path != writer.path:
+            # The capture stopped short (a full disk) before it replaced the old one:
+            # a partial capture must not take its place.
+            writer.discard()
+            self.error += f"; {writer.path} kept as it was (this session's capture is not saved)"
+        elif writer is not None:
             try:
-                self.writer.close()
+                writer.close()
             except OSError as exc:
-                self.error = self.error or f"cannot write the capture {self.writer.path}: {exc}"
+                self.error = self.error or f"cannot write the capture {writer.path}: {exc}"
 
 
 def record_direction(record: object) -> Direction | None:

@@ -133,3 +133,28 @@ def test_an_abandoned_replay_into_a_new_file_keeps_it_once_the_server_answered(
     else:
         assert said == "no capture written (the server had not answered)"
         assert not path.exists()
+
+
+def test_a_capture_cut_short_never_replaces_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write failed (a full disk) before the replay's capture took the old one's name:
+    at the end the old capture stays, and the error says so."""
+    path, old = old_capture(tmp_path)
+    tape = replay_tape(path, force=True)
+    tape.msg("c2s", PING)
+    writer = tape.writer
+    assert writer is not None
+
+    def full(record: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer, "write", full)
+    tape.msg("s2c", PONG)
+    tape.close()
+    assert tape.error == (
+        f"cannot write the capture {path}: No space left on device; "
+        f"{path} kept as it was (this session's capture is not saved)"
+    )
+    assert path.read_bytes() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["old.jsonl"]
