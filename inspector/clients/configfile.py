@@ -87,8 +87,11 @@ def keep_backup(path: Path, original: bytes) -> Path:
         try:
             write_all(fd, original)
             os.fsync(fd)
-        finally:
+        except BaseException:
             os.close(fd)
+            os.unlink(backup)  # a backup cut short (a full disk) would restore half a config
+            raise
+        os.close(fd)
         return backup
     raise ConfigError("1000 backups already beside it; remove old ones")
 

@@ -253,3 +253,29 @@ def test_add_inspector_starts_a_config_that_is_not_there_yet(
     assert wrap("claude-code", "--config", str(tmp_path / "no" / "x.json"), "--add-inspector") == 2
     assert "no such directory" in capsys.readouterr().err
     assert wrap("claude-code", "--config", str(tmp_path / "y.json")) == 2  # nothing to add
+
+
+def test_a_full_disk_leaves_the_config_and_no_half_backup(desktop: Path) -> None:
+    """RLIMIT_FSIZE makes writes past the limit fail (EFBIG, as ENOSPC would): the
+    config stays as it was, and no backup cut short is left to be restored from."""
+    import resource
+
+    from tests.inspector.cli.test_capture_durability import fresh_bytecode
+
+    padded = json.loads(desktop.read_text())
+    padded["padding"] = "x" * 20_000  # a config bigger than the limit
+    desktop.write_text(json.dumps(padded))
+    original = desktop.read_bytes()
+    limit = 8192
+    fresh_bytecode()
+    proc = subprocess.run(
+        mcpeek_argv("wrap", "claude-desktop", "--config", str(desktop)),
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == f"mcpeek: {desktop}: File too large\n"
+    assert desktop.read_bytes() == original
+    assert [p.name for p in desktop.parent.iterdir()] == [desktop.name]
