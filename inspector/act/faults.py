@@ -119,6 +119,8 @@ def load_faults(path: Path) -> list[FaultRule]:
         raise FaultError(f"--faults {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise FaultError(f"--faults {path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # (tomllib decodes the bytes first, as UTF-8)
+        raise FaultError(f"--faults {path}: not UTF-8 text (byte {exc.start})") from None
     tables = data.get("fault", [])
     unknown = sorted(set(data) - {"fault"})
     if unknown or not isinstance(tables, list):

@@ -77,3 +77,12 @@ def test_bad_toml_says_why(content: str, says: str, tmp_path: Path) -> None:
     with pytest.raises(FaultError, match=None) as caught:
         load_faults(path)
     assert says in str(caught.value)
+
+
+def test_a_faults_file_that_is_not_text_says_so(tmp_path: Path) -> None:
+    """Binary garbage: tomllib's UnicodeDecodeError was a traceback."""
+    path = tmp_path / "faults.toml"
+    path.write_bytes(b'[[fault]]\nmatch = "~a \xa7"\n')
+    with pytest.raises(FaultError) as caught:
+        load_faults(path)
+    assert str(caught.value) == f"--faults {path}: not UTF-8 text (byte 22)"
