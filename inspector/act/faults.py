@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shlex
 import tomllib
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpeek.inspector.capture.files import kind_of
 from mcpeek.inspector.filters import Filter, FilterError, compile_filter
 from mcpeek.inspector.replay.mock import MockServer, MockSession
 
@@ -193,10 +195,13 @@ def _reply_file(arg: str, where: str, base: Path) -> dict[str, Any]:
         raise FaultError(f"{where}: reply wants @FILE.json (a file holding the answer)")
     path = base / arg[1:]
     try:
+        kind = kind_of(os.stat(path).st_mode)
+        if kind is not None:  # a FIFO's read would wait for a writer for ever
+            raise FaultError(f"{where}: {path}: is {kind}, not a file")
         data = json.loads(path.read_bytes())
     except OSError as exc:
         raise FaultError(f"{where}: {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # (UnicodeDecodeError is a ValueError)
         raise FaultError(f"{where}: {path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict) or ("result" in data) == ("error" in data):
         raise FaultError(f"{where}: {path}: wants a JSON object with a result or an error")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,20 @@ def test_a_faults_file_that_is_not_text_says_so(tmp_path: Path) -> None:
     with pytest.raises(FaultError) as caught:
         load_faults(path)
     assert str(caught.value) == f"--faults {path}: not UTF-8 text (byte 22)"
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (os.mkfifo, "is a FIFO (named pipe), not a file"),  # (was: hangs)
+        (lambda path: path.write_text("[" * 100_000), "not valid JSON"),  # (was: RecursionError)
+        (lambda path: path.write_bytes(b'{"result": "\xa7"}'), "not valid JSON"),
+    ],
+)
+def test_a_reply_file_that_cannot_be_an_answer_says_why(
+    make: Callable[[Path], object], says: str, tmp_path: Path
+) -> None:
+    make(tmp_path / "answer.json")
+    with pytest.raises(FaultError) as caught:
+        parse_fault("~m tools/call => reply @answer.json", tmp_path)
+    assert says in str(caught.value)
