@@ -159,16 +159,22 @@ class Tape:
         if self._checks is not None:
             self._checks.finish()
         writer = self.writer
-        if writer is not None and self.error is not None and writer.writing_path != writer.path:
-            # The capture stopped short (a full disk) before it replaced the old one:
-            # a partial capture must not take its place.
+        if writer is None:
+            return
+        waiting = writer.writing_path != writer.path  # an old capture waits to be replaced
+        if waiting and (self.error is not None or not self.started):
+            # The capture stopped short (a full disk), or the session never started
+            # (stopped before the client's first word): neither takes the old one's place.
             writer.discard()
-            self.error += f"; {writer.path} kept as it was (this session's capture is not saved)"
-        elif writer is not None:
-            try:
-                writer.close()
-            except OSError as exc:
-                self.error = self.error or f"cannot write the capture {writer.path}: {exc}"
+            if self.error is not None:
+                self.error += (
+                    f"; {writer.path} kept as it was (this session's capture is not saved)"
+                )
+            return
+        try:
+            writer.close()
+        except OSError as exc:
+            self.error = self.error or f"cannot write the capture {writer.path}: {exc}"
 
 
 def record_direction(record: object) -> Direction | None:

@@ -158,3 +158,18 @@ def test_a_capture_cut_short_never_replaces_the_old_one(
     )
     assert path.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir()] == ["old.jsonl"]
+
+
+def test_a_session_stopped_before_it_started_never_replaces_the_old_capture(
+    tmp_path: Path,
+) -> None:
+    """``serve --force -w old.jsonl`` stopped (Ctrl-C, SIGTERM: a normal end) before
+    any client said a word: the old capture stays."""
+    path, old = old_capture(tmp_path)
+    writer = CaptureWriter(path, transport="http", target="mock", force=True)
+    tape = Tape("http", writer=writer, started_by="c2s")
+    tape.event("listen", addr="127.0.0.1:1")
+    tape.close()
+    assert tape.error is None
+    assert path.read_bytes() == old
+    assert [p.name for p in tmp_path.iterdir()] == ["old.jsonl"]
