@@ -18,8 +18,31 @@ from mcpeek.inspector.cli import commands
 from mcpeek.inspector.cli.base import Command, UsageError
 
 USAGE_ERROR = 2
-#: What a write to a full disk or a broken device raises (no file name: the output).
-OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
+#: What a write to a full disk, a broken device or a closed output raises (no file
+#: name: the output).
+OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
+
+
+class ClosedOutput:
+    """Standard output when it was closed (``mcpeek lint cap.jsonl >&-``): Python leaves
+    ``sys.stdout`` None, and the first print was an AttributeError's traceback. Writing
+    here fails as a write to a closed file does (EBADF), which :func:`main` reports."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass  # nothing was written: nothing to lose
+
+    @property
+    def buffer(self) -> ClosedOutput:  # (the bytes under it: as closed)
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1  # the descriptor it stands for (closed: free for /dev/null)
 
 
 class SubcommandParser(argparse.ArgumentParser):
@@ -71,6 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     gctune.for_this_process()
+    if sys.stdout is None:
+        sys.stdout = ClosedOutput()
     memtune.return_big_blocks()
     words = list(sys.argv[1:] if argv is None else argv)
     # Only the command being run is imported (start-up time is part of every

@@ -202,3 +202,21 @@ def test_an_export_that_cannot_be_written_in_full_loses_nothing(
     else:
         assert out.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir()] == ([] if old is None else ["spans.json"])
+
+
+@pytest.mark.parametrize(
+    "words", [["lint", str(CAPTURE)], ["show", str(CAPTURE)], ["diff", str(CAPTURE), str(CAPTURE)]]
+)
+def test_a_closed_standard_output_is_a_failed_write_not_a_traceback(words: list[str]) -> None:
+    """``mcpeek lint cap.jsonl >&-``: Python leaves sys.stdout None; the output is
+    lost, which must say so (exit 2), as a full disk does."""
+    proc = subprocess.run(
+        mcpeek_argv(*words),
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == "mcpeek: cannot write the output: Bad file descriptor\n"
