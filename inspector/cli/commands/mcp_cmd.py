@@ -13,6 +13,7 @@ unless ``--allow-run``. See docs/assistants.md.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from mcpeek.inspector.cli.base import Command, UsageError
@@ -67,6 +68,8 @@ class McpCommand(Command):
                 raise UsageError(str(exc).replace("--listen", "--http")) from None
             if not is_loopback_host(listen[0]):
                 raise UsageError(f"--http {args.http}: mcpeek mcp listens on loopback only")
+        if listen is None:
+            _need_standard_streams()
         for path in args.capture:
             # Opened as every reader opens a capture: a directory (--home names one), a
             # FIFO or a file it may not read is refused now, not at an assistant's call.
@@ -112,3 +115,16 @@ class McpCommand(Command):
                 return 0
         finally:
             console.close()
+
+
+def _need_standard_streams() -> None:
+    """The stdio server speaks on fds 0 and 1: a closed one was a traceback from the
+    SDK (Python leaves sys.stdin or sys.stdout None)."""
+    for fd, name in ((0, "input"), (1, "output")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            raise UsageError(
+                f"mcpeek mcp speaks MCP on its standard input and output, and its standard "
+                f"{name} is closed (an assistant's client starts it with both; or use --http)"
+            ) from None

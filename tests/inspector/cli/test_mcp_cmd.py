@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from mcpeek.inspector.cli.main import main
+from tests.conftest import mcpeek_argv
 
 
 @pytest.mark.parametrize(
@@ -47,3 +49,20 @@ def test_without_the_sdk_it_says_what_to_install(
     assert main(["mcp", "--home", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err == "mcpeek: mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'\n"
+
+
+@pytest.mark.parametrize(("fd", "name"), [(0, "input"), (1, "output")])
+def test_a_closed_standard_stream_is_one_line_not_the_sdks_traceback(fd: int, name: str) -> None:
+    proc = subprocess.run(
+        mcpeek_argv("mcp"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(fd),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    said = "mcpeek: mcpeek mcp speaks MCP on its standard input and output, and its standard"
+    assert proc.stderr.startswith(f"{said} {name} is closed")
+    assert proc.stderr.count("\n") == 1
