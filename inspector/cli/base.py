@@ -36,6 +36,12 @@ def refuse_overwriting(output: Path | None, source: Path, flag: str = "-w") -> N
         )
 
 
+def on_a_terminal() -> bool:
+    """Whether standard input and output are both a terminal (the viewer's place); by
+    their descriptors, so that a closed one (``<&-``: ``sys.stdin`` is None) is not."""
+    return os.isatty(0) and os.isatty(1)
+
+
 class TypedFloat(float):
     """A float given on the command line that remembers how it was typed (``1e400`` is
     ``inf`` as a float: a refusal echoes what the user wrote)."""

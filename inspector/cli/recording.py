@@ -8,6 +8,7 @@ incomplete rather than "recorded".
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -22,6 +23,32 @@ NUMBER = "{n}"
 PID = "{pid}"
 #: How far {n} counts before giving up (a directory of that many captures is a mistake).
 LAST_NUMBER = 9999
+
+
+def add_capture_options(parser: argparse.ArgumentParser) -> None:
+    """``-w FILE``, ``--force`` and ``--home DIR``: where a proxy records (stdio, http)."""
+    parser.add_argument(
+        "-w",
+        "--write",
+        metavar="FILE",
+        type=Path,
+        help="capture file to write (default: a new file in the capture directory); "
+        "one that holds data is refused unless --force; {n} in the name takes the first "
+        "free number (a client that starts the server twice gets two files), {pid} "
+        "mcpeek's process id",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
+    )
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        type=Path,
+        help="capture directory for this run (default: $MCPEEK_HOME or the user state "
+        "directory; -w wins)",
+    )
 
 
 def open_capture(

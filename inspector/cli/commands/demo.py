@@ -29,7 +29,7 @@ from mcpeek.inspector.analysis import AnalysisListener, Analyzer, Conversation
 from mcpeek.inspector.capture.files import CaptureFileError, open_for_writing
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import run_capture
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, on_a_terminal
 from mcpeek.inspector.demo.client import DEFAULT_DELAY, DemoClient, DemoError, play, proxy_command
 from mcpeek.inspector.records import Record, Stderr
 from mcpeek.inspector.views.flowline import FlowPrinter, clock
@@ -80,7 +80,7 @@ class DemoCommand(Command):
             raise UsageError("--delay must be between 0 and 10 seconds")
         path = _prepare_capture(args.write, force=args.force)
         headless = args.headless
-        if not headless and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if not headless and not on_a_terminal():
             print("mcpeek: not a terminal: running the demo --headless", file=sys.stderr)
             headless = True
         run = _Background(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,10 +23,16 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
-from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
+from mcpeek.inspector.cli.base import (
+    Command,
+    UsageError,
+    add_slow_option,
+    on_a_terminal,
+    slow_seconds,
+)
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
-from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
+from mcpeek.inspector.cli.recording import RecordingErrors, add_capture_options, open_capture
 from mcpeek.inspector.cli.urls import (
     check_http_url,
     check_origins,
@@ -65,28 +70,7 @@ class HttpCommand(Command):
             metavar="HOST:PORT",
             help=f"where to listen (default: {DEFAULT_LISTEN}; port 0 picks a free one)",
         )
-        add(
-            "-w",
-            "--write",
-            metavar="FILE",
-            type=Path,
-            help="capture file to write (default: a new file in the capture directory); "
-            "one that holds data is refused unless --force; {n} in the name takes the first "
-            "free number (a client that starts the server twice gets two files), {pid} "
-            "mcpeek's process id",
-        )
-        add(
-            "--force",
-            action="store_true",
-            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
-        )
-        add(
-            "--home",
-            metavar="DIR",
-            type=Path,
-            help="capture directory for this run (default: $MCPEEK_HOME or the user state "
-            "directory; -w wins)",
-        )
+        add_capture_options(parser)
         add(
             "--no-tui",
             action="store_true",
@@ -149,7 +133,7 @@ class HttpCommand(Command):
         if not args.header_timeout > 0:
             raise UsageError(f"--header-timeout {args.header_timeout:g}: expected a number > 0")
         otlp = OtlpFollower(args.otlp)
-        tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
+        tui = not args.no_tui and on_a_terminal()
         # The viewer owns the terminal: nothing may be printed under it (the actor's
         # words included: the viewer shows what is held).
         console = Console(quiet=args.quiet or tui)

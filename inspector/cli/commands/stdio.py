@@ -15,13 +15,12 @@ import asyncio
 import math
 import os
 import sys
-from pathlib import Path
 
 from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
-from mcpeek.inspector.cli.recording import RecordingErrors, open_capture
+from mcpeek.inspector.cli.recording import RecordingErrors, add_capture_options, open_capture
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
@@ -38,28 +37,7 @@ class StdioCommand(Command):
     description = __doc__ or ""
 
     def configure(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "-w",
-            "--write",
-            metavar="FILE",
-            type=Path,
-            help="capture file to write (default: a new file in the capture directory); "
-            "one that holds data is refused unless --force; {n} in the name takes the first "
-            "free number (a client that starts the server twice gets two files), {pid} "
-            "mcpeek's process id",
-        )
-        parser.add_argument(
-            "--force",
-            action="store_true",
-            help="overwrite the -w file if it holds data (never one another mcpeek is writing)",
-        )
-        parser.add_argument(
-            "--home",
-            metavar="DIR",
-            type=Path,
-            help="capture directory for this run (default: $MCPEEK_HOME or the user state "
-            "directory; -w wins)",
-        )
+        add_capture_options(parser)
         parser.add_argument(
             "--grace",
             type=float,

@@ -11,11 +11,16 @@ capture directory to appear).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
-from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
+from mcpeek.inspector.cli.base import (
+    Command,
+    UsageError,
+    add_slow_option,
+    on_a_terminal,
+    slow_seconds,
+)
 from mcpeek.inspector.paths import capture_dir
 
 
@@ -58,7 +63,7 @@ class ViewCommand(Command):
             _check_readable(path)
         if not args.files:
             directory = capture_dir()  # may not exist yet: the viewer waits for it
-        if not sys.stdout.isatty() or not sys.stdin.isatty():
+        if not on_a_terminal():
             raise UsageError("view needs a terminal (for a headless look: mcpeek show FILE)")
         from mcpeek.tui.app import McpeekApp
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -220,3 +221,32 @@ def test_a_closed_standard_output_is_a_failed_write_not_a_traceback(words: list[
     )
     assert proc.returncode == 2
     assert proc.stderr == "mcpeek: cannot write the output: Bad file descriptor\n"
+
+
+def test_http_with_a_closed_standard_input_runs_headless(tmp_path: Path) -> None:
+    """``sys.stdin`` is None when fd 0 is closed: the viewer check asked it isatty()."""
+
+    def closed_stdin() -> None:  # (and SIGINT as a terminal delivers it, to stop it)
+        os.close(0)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    proc = subprocess.Popen(
+        mcpeek_argv(
+            *["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0"],
+            *["-w", str(tmp_path / "c.jsonl")],  # no --no-tui: the viewer check runs
+        ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=closed_stdin,  # noqa: PLW1509 (close(), signal(): async-signal-safe)
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # "proxying ..." once it listens, else the failure
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=60)[1]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert first.startswith("mcpeek: proxying http://127.0.0.1:"), first + rest
+    assert "Traceback" not in rest and proc.returncode == 0
