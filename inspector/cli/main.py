@@ -94,8 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     gctune.for_this_process()
-    if sys.stdout is None:
-        sys.stdout = ClosedOutput()
+    standard_streams()
     memtune.return_big_blocks()
     words = list(sys.argv[1:] if argv is None else argv)
     # Only the command being run is imported (start-up time is part of every
@@ -125,6 +124,22 @@ def _run(argv: Sequence[str] | None) -> int:
         _stdout_to_devnull()
         print(f"mcpeek: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return USAGE_ERROR
+
+
+def standard_streams() -> None:
+    """Stand in for a closed standard output or error, which Python leaves None (every
+    print was a traceback). Output closed: writing to it fails (:class:`ClosedOutput`).
+    Error closed (``2>&-``): mcpeek's messages go nowhere, as asked, and never to
+    standard output, where ``print(file=None)`` would put them (for ``stdio``, the
+    protocol pipe); fd 2 gets /dev/null, so that no file mcpeek opens can take it."""
+    if sys.stderr is None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != 2:
+            os.dup2(null, 2)
+            os.close(null)
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 (for the run)
+    if sys.stdout is None:
+        sys.stdout = ClosedOutput()
 
 
 def _stdout_to_devnull() -> None:

@@ -250,3 +250,30 @@ def test_http_with_a_closed_standard_input_runs_headless(tmp_path: Path) -> None
         proc.wait()
     assert first.startswith("mcpeek: proxying http://127.0.0.1:"), first + rest
     assert "Traceback" not in rest and proc.returncode == 0
+
+
+def test_a_closed_standard_error_leaves_stdio_transparent(tmp_path: Path) -> None:
+    """``2>&-``: Python leaves sys.stderr None. stdio put its messages there (stdout is
+    the protocol pipe), and ended with an AttributeError: exit 1, not the server's 0."""
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "-w", str(tmp_path / "c.jsonl"), "--", "cat"),
+        input=ping,
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: os.close(2),
+        timeout=60,
+    )
+    assert proc.returncode == 0  # cat's own
+    assert proc.stdout == ping  # only the server's bytes: no mcpeek line on the pipe
+
+
+def test_a_closed_standard_error_keeps_messages_off_the_output(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        mcpeek_argv("lint", str(tmp_path / "missing.jsonl")),
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(2),
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "mcpeek:" not in proc.stdout  # the error line went nowhere, as asked
