@@ -114,8 +114,14 @@ class WrapCommand(Command):
 
 def home_options(home: Path | None) -> tuple[str, ...]:
     """``mcpeek stdio``'s options for ``--home``, with the directory made absolute (the
-    client starts servers in a working directory of its own)."""
-    return ("--home", str(home.expanduser().absolute())) if home is not None else ()
+    client starts servers in a working directory of its own). A ``home`` that is there
+    and no directory is refused: every wrapped server would fail to start on it."""
+    if home is None:
+        return ()
+    directory = home.expanduser().absolute()
+    if directory.exists() and not directory.is_dir():  # (missing: made at the first run)
+        raise UsageError(f"--home {home}: not a directory")
+    return ("--home", str(directory))
 
 
 def print_http_advice(name: str, url: str, port: int) -> None:

@@ -128,6 +128,8 @@ def test_a_malformed_config_is_refused_in_one_line_and_left_untouched(
         (["wrap", "claude-desktop", "--config", "{dup}"], "the server 'a' is there twice"),
         (["unwrap", "claude-desktop", "--config", "{dup}"], "the server 'a' is there twice"),
         (["wrap", "claude-desktop", "--config", "{dup_field}"], "'a' has 'args' twice"),
+        # Each wrapped server would fail to start recording into a file.
+        (["wrap", "claude-desktop", "--config", "{good}", "--home", "{good}"], "not a directory"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(
