@@ -41,6 +41,7 @@ MAX_HEADER_LINE = 1 << 20
 # A UTF-8 byte order mark, which an editor may put before the header line when it
 # saves a capture: RFC 8259 section 8.1 lets a JSON parser ignore it, and so does this one.
 UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # an editor's "Unicode": not JSON Lines (RFC 8259 8.1)
 
 
 class _Kind(msgspec.Struct):
@@ -203,6 +204,11 @@ class CaptureReader:
             raw = msgspec.json.decode(line.removeprefix(UTF8_BOM))
         except (msgspec.DecodeError, RecursionError):
             raw = None
+        if not isinstance(raw, dict) and line.startswith(UTF16_BOMS):
+            raise CaptureError(
+                f"{self.path}: saved as UTF-16 text (by an editor?); a capture is UTF-8: "
+                "save it as UTF-8"
+            )
         if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
             raise CaptureError(f"{self.path}: not an mcpeek capture (no capture header line)")
         version = raw.get("v")

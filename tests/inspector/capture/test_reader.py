@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import msgspec
+import pytest
 
-from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.capture import CaptureError, read_records
 from mcpeek.inspector.records import Msg
 
 HEADER = b'{"k":"header","format":"mcpeek-capture","v":1,"transport":"stdio"}\n'
@@ -58,3 +59,10 @@ def test_a_byte_order_mark_before_the_header_is_ignored(tmp_path: Path) -> None:
     assert header.transport == "stdio"
     assert [r.raw for r in records if isinstance(r, Msg)] == [ping]
     assert problems == []
+
+
+def test_a_capture_saved_as_utf16_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "utf16.jsonl"
+    path.write_bytes((HEADER.decode() + "\n").encode("utf-16"))  # a BOM first, as editors do
+    with pytest.raises(CaptureError, match="saved as UTF-16 text"):
+        read_records(path)
