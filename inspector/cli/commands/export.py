@@ -190,22 +190,24 @@ class ExportCommand(Command):
             raise UsageError(f"cannot write {path}: {exc}") from None
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-        # Written beside, then renamed over it: a write that fails (a full disk) leaves
-        # the old file as it was (--force), or no half-written new one.
+        # Written beside, then renamed over it: a write that fails (a full disk), or
+        # Ctrl-C, leaves the old file as it was (--force), or no half-written new one.
+        replaced = False
         try:
             beside_fd, beside = open_beside(path)
             try:
                 write_all(beside_fd, data)
-            except OSError:
+            except BaseException:
                 os.unlink(beside)
                 raise
             finally:
                 os.close(beside_fd)
             os.replace(beside, path)
+            replaced = True
         except OSError as exc:
-            if not existed:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)  # (the empty file this run made, still locked by it)
             raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
         finally:
+            if not replaced and not existed:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)  # (the empty file this run made, still locked by it)
             os.close(fd)

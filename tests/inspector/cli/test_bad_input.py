@@ -277,3 +277,24 @@ def test_a_closed_standard_error_keeps_messages_off_the_output(tmp_path: Path) -
     )
     assert proc.returncode == 2
     assert "mcpeek:" not in proc.stdout  # the error line went nowhere, as asked
+
+
+@pytest.mark.parametrize("old", [b"x" * 100, None])
+def test_ctrl_c_while_an_export_is_written_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: bytes | None
+) -> None:
+    from mcpeek.inspector.cli.commands import export
+
+    def interrupted(fd: int, data: bytes) -> None:
+        os.write(fd, data[:10])  # part of it, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(export, "write_all", interrupted)
+    out = tmp_path / "spans.json"
+    if old is not None:
+        out.write_bytes(old)
+    argv = ["export", "--format", "otlp-json", "--force", "-o", str(out), str(CAPTURE)]
+    assert main(argv) == 130
+    assert [p.name for p in tmp_path.iterdir()] == ([] if old is None else ["spans.json"])
+    if old is not None:
+        assert out.read_bytes() == old
