@@ -69,6 +69,13 @@ class ReplayCommand(Command):
         )
 
     def run(self, args: argparse.Namespace) -> int:
+        try:
+            return self._run(args)
+        except KeyboardInterrupt:  # (loading the capture, or printing the report)
+            print("mcpeek: replay interrupted (Ctrl-C)", file=sys.stderr)
+            return 130
+
+    def _run(self, args: argparse.Namespace) -> int:
         if args.file is None:
             raise UsageError("replay needs a capture FILE (replay FILE -- CMD... | --url URL)")
         from mcpeek import inspector

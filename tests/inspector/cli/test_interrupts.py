@@ -286,3 +286,16 @@ def test_ctrl_c_while_the_installed_script_loads_exits_130_without_a_traceback()
     )
     assert proc.returncode == 130
     assert proc.stderr == ""
+
+
+def test_ctrl_c_while_replay_loads_its_capture_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mcpeek import inspector
+
+    def interrupted(path: object) -> None:
+        raise KeyboardInterrupt  # as a Ctrl-C in the reading of a big capture
+
+    monkeypatch.setattr(inspector, "load", interrupted)
+    assert main(["replay", str(CAPTURE), "--", "cat"]) == 130
+    assert capsys.readouterr().err == "mcpeek: replay interrupted (Ctrl-C)\n"
