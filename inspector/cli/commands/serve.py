@@ -118,6 +118,8 @@ class ServeCommand(Command):
             raise UsageError("--on-miss forward needs a server: --forward URL or -- CMD...")
         if on_miss == "error" and upstream:
             raise UsageError("--forward and -- CMD are for --on-miss forward")
+        if args.strict and args.no_check:  # (no rule would run: --strict could never fail)
+            raise UsageError("--strict needs the rules that --no-check turns off: give one")
         if args.forward and not args.forward.startswith(("http://", "https://")):
             raise UsageError(f"--forward {args.forward!r}: expected an http:// or https:// URL")
         listen: tuple[str, int] | None = None

@@ -298,3 +298,17 @@ def test_ctrl_c_while_an_export_is_written_loses_nothing(
     assert [p.name for p in tmp_path.iterdir()] == ([] if old is None else ["spans.json"])
     if old is not None:
         assert out.read_bytes() == old
+
+
+def test_serve_strict_without_the_rules_is_refused() -> None:
+    """--no-check runs no rule, so --strict could never fail a client: a CI job that
+    counts on it would pass whatever the client sends (here: nothing, exit 0)."""
+    proc = subprocess.run(
+        mcpeek_argv("serve", str(CAPTURE), "--strict", "--no-check"),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == "mcpeek: --strict needs the rules that --no-check turns off: give one\n"
