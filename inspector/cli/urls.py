@@ -31,6 +31,8 @@ def check_http_url(option: str, url: str) -> None:
         raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL")
     if not parts.hostname:
         raise UsageError(f"{option} {shown!r} names no host")
+    if parts.port == 0:  # (a listener's "any port"; nothing can be reached on it)
+        raise UsageError(f"{option} {shown!r}: port 0 is no server's port")
 
 
 def check_origins(option: str, origins: list[str]) -> None:

@@ -27,6 +27,7 @@ from tests.conftest import mcpeek_argv
         (["--upstream", "http://[::1/mcp"], "--upstream 'http://[::1/mcp' is not a valid URL"),
         (["--upstream", "http://127.0.0.1:99999/mcp"], "is not a valid URL: Port out of range"),
         (["--upstream", "http:///mcp"], "names no host"),
+        (["--upstream", "http://127.0.0.1:0/mcp"], "port 0 is no server's port"),
         (["--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999"], "port"),
         (["--upstream", "http://127.0.0.1:1/mcp", "--header-timeout", "0"], "--header-timeout"),
         (["--upstream", "http://a:s3cret@[::1/mcp"], "'http://a:<redacted>@[::1/mcp' is not"),
