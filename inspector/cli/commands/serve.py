@@ -104,6 +104,7 @@ class ServeCommand(Command):
             raise UsageError("serve needs a capture FILE (mcpeek serve FILE [--listen HOST:PORT])")
         from mcpeek.inspector.capture.reader import CaptureError
         from mcpeek.inspector.cli.recording import open_capture
+        from mcpeek.inspector.cli.urls import check_http_url
         from mcpeek.inspector.proxy.guard import is_loopback_host, parse_listen
         from mcpeek.inspector.replay.canonical import PointerError
         from mcpeek.inspector.replay.mock import MockServer, OnMiss, ServeError
@@ -120,8 +121,8 @@ class ServeCommand(Command):
             raise UsageError("--forward and -- CMD are for --on-miss forward")
         if args.strict and args.no_check:  # (no rule would run: --strict could never fail)
             raise UsageError("--strict needs the rules that --no-check turns off: give one")
-        if args.forward and not args.forward.startswith(("http://", "https://")):
-            raise UsageError(f"--forward {args.forward!r}: expected an http:// or https:// URL")
+        if args.forward:
+            check_http_url("--forward", args.forward)
         listen: tuple[str, int] | None = None
         if args.listen is not None:
             try:

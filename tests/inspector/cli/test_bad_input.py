@@ -312,3 +312,26 @@ def test_serve_strict_without_the_rules_is_refused() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr == "mcpeek: --strict needs the rules that --no-check turns off: give one\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://x:70000/mcp", "is not a valid URL: Port out of range"),
+        ("http://[::1/mcp", "is not a valid URL"),
+        ("http:///mcp", "names no host"),
+        ("http://127.0.0.1:0/mcp", "port 0 is no server's port"),
+    ],
+)
+def test_serve_forward_is_checked_as_every_server_url(url: str, said: str) -> None:
+    """--forward was only checked for its scheme: these served on, forwarding nowhere."""
+    proc = subprocess.run(
+        mcpeek_argv("serve", str(CAPTURE), "--forward", url),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"mcpeek: --forward {url!r}") and said in proc.stderr
+    assert proc.stderr.count("\n") == 1
