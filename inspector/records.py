@@ -274,3 +274,14 @@ def wire_bytes(record: Msg | Stderr | Act) -> bytes:
         except (binascii.Error, ValueError):
             return b""
     return b""
+
+
+def wire_start(record: Msg | Stderr | Act, chars: int) -> bytes:
+    """The start of :func:`wire_bytes`: the bytes of the record's first ``chars``
+    characters of text (all its bytes when it has fewer, or is Base64). Decoded, it
+    gives the same first characters as the whole, without encoding 16 MB to show
+    a line of them."""
+    raw = record.raw
+    if raw is not None and len(raw) > chars:
+        return raw[:chars].encode("utf-8", "surrogatepass")
+    return wire_bytes(record)

@@ -18,8 +18,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import Message, MessageDecoder, json_value
 from mcpeek.inspector.records import Msg, wire_bytes
@@ -33,8 +31,6 @@ class MessageContext:
     #: engine skips the rules that are ``gated``; others may take it as read too. (A
     #: class default: the engine sets it when the gate accepts.)
     conformant = False
-    #: For a ``later`` copy, the context it was copied from (whose decodes it shares).
-    _origin: MessageContext | None = None
 
     if TYPE_CHECKING:  # the lazy members, as rules see them
         wire: bytes  # the message's exact bytes
@@ -50,9 +46,6 @@ class MessageContext:
         #: for a response: the era in which the gate accepted its request (None: it did not)
         request_conformant: str | None
         batch: bool  # the message's bytes are a JSON array
-        #: a copy to judge after the hooks (an HTTP rule keeps a message until its
-        #: response head), with a copy of the entry, whose bytes an ended flow forgets
-        later: MessageContext
 
     def __init__(
         self,
@@ -82,11 +75,7 @@ class MessageContext:
         compute = _LAZY.get(name)
         if compute is None:
             raise AttributeError(name)
-        origin = self._origin  # (a ``later`` copy: see _later)
-        if origin is not None and name in origin.__dict__:
-            value = origin.__dict__[name]
-        else:
-            value = compute(self)
+        value = compute(self)
         setattr(self, name, value)
         return value
 
@@ -194,18 +183,6 @@ def is_batch(record: Msg) -> bool:
     return wire_bytes(record).lstrip(b" \t\r\n")[:1] == b"["
 
 
-def _later(ctx: MessageContext) -> MessageContext:
-    # One copy per message, whichever rules keep it; the other rules see ``ctx`` unchanged.
-    later = MessageContext.__new__(MessageContext)
-    later.__dict__.update(ctx.__dict__)
-    later.entry = msgspec.structs.replace(ctx.entry)
-    # What the rules decode of the message after the copy was taken (its params, say)
-    # is shared with it, not decoded again: a 16 MB request judged at its response
-    # head must not hold its params twice.
-    later._origin = ctx
-    return later
-
-
 _LAZY: dict[str, Callable[[MessageContext], Any]] = {
     "wire": _wire,
     "message": _message,
@@ -219,7 +196,6 @@ _LAZY: dict[str, Callable[[MessageContext], Any]] = {
     "request_params": _request_params,
     "request_conformant": _request_conformant,
     "batch": _batch,
-    "later": _later,
 }
 
 
@@ -234,6 +210,9 @@ class RequestMemo:
     """
 
     LIMIT = 4096
+    #: the params of a request longer than this (characters of its record) are not
+    #: kept: a 16 MB request's would stay in memory long after its flow ended
+    BIG = 1 << 20
 
     def __init__(self) -> None:
         self._params: OrderedDict[int, tuple[Msg, Any]] = OrderedDict()
@@ -257,8 +236,11 @@ class RequestMemo:
         params = ctx.__dict__.get("params", _MISSING)
         if params is _MISSING or ctx.batch:
             return
+        record = ctx.entry.record
+        if len(record.raw or record.raw_b64 or "") > self.BIG:
+            return  # its response's rules decode it again rather than keep it for 4096 more
         memo = self._params
-        memo[ctx.seq] = (ctx.entry.record, params)
+        memo[ctx.seq] = (record, params)
         if len(memo) > self.LIMIT:
             memo.popitem(last=False)
 

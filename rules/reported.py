@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from mcpeek.inspector.analysis import Entry
-from mcpeek.inspector.records import Http, Msg, Record, Violation
+from mcpeek.inspector.records import Http, Msg, Record, Violation, wire_start
 
 RULE_CRASHED = "inspector.rule-crashed"
 GATE_UNSOUND = "inspector.gate-unsound"
@@ -92,7 +92,9 @@ def shown_id(value: Any) -> Any:
 
 def excerpt(entry: Entry) -> str:
     """The start of a message's text, as a report shows it."""
-    text = entry.wire().decode("utf-8", "replace")
+    # Each character decodes alone (a lone surrogate's bytes too): one more than the
+    # excerpt shows tells that it is cut, and where.
+    text = wire_start(entry.record, EXCERPT + 1).decode("utf-8", "replace")
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
 
 

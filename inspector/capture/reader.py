@@ -108,7 +108,13 @@ class CaptureReader:
                         continue
                     block = b"".join([*pieces, chunk[:cut]]) if pieces else chunk[:cut]
                     pieces = [chunk[cut:]] if cut < len(chunk) else []
-                    yield from self._decode_block(block)
+                    # The block goes before its records are handled, and each record
+                    # once it was: a 16 MB line is not kept twice while it is checked.
+                    decoded = self._decode_block(block)
+                    del block, chunk
+                    decoded.reverse()
+                    while decoded:
+                        yield decoded.pop()
                     continue
                 if not follow:
                     break
@@ -157,7 +163,7 @@ class CaptureReader:
         if self.header is not None:
             yield self.header
 
-    def _decode_block(self, block: bytes) -> Iterator[AnyRecord]:
+    def _decode_block(self, block: bytes) -> list[AnyRecord]:
         """Whole lines: decoded in one call when they are all good records."""
         if self.header is not None and block:
             try:
@@ -166,12 +172,13 @@ class CaptureReader:
                 pass  # a bad, unknown or too deep line somewhere: take them one by one
             else:
                 self._line_no += block.count(b"\n")
-                yield from records
-                return
+                return records
+        decoded = []
         for line in block.split(b"\n")[:-1]:
             record = self._decode_line(line)
             if record is not None:
-                yield record
+                decoded.append(record)
+        return decoded
 
     def _decode_line(self, line: bytes) -> AnyRecord | None:
         self._line_no += 1

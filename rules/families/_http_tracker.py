@@ -27,6 +27,7 @@ from mcpeek.rules.base import Follower
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange, refresh
+from mcpeek.rules.families._http_kept import keep
 
 MAX_EXCHANGES = 1024
 
@@ -104,9 +105,10 @@ class ExchangeTracker(Follower):
         if exchange is None:
             return
         if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
-            # Judged when the response head arrives (what most rules check is in it);
-            # a copy, which keeps the bytes its flow's end drops.
-            exchange.waiting.append(ctx.later)
+            # Judged when the response head arrives (what most rules check is in it):
+            # only what the rules will read of it (a 16 MB request's bytes and params
+            # would stay in memory while a 16 MB answer is read).
+            exchange.waiting.append(keep(ctx))
             return
         self.passed = self.note(ctx, exchange)
         self.now = exchange

@@ -38,6 +38,7 @@ from mcpeek.rules.families._http_exchanges import (
     post_without,
     what,
 )
+from mcpeek.rules.families._http_kept import declared_tool
 from mcpeek.rules.families._http_values import (
     ABSENT,
     argument,
@@ -198,7 +199,7 @@ class HttpParamHeader(HttpRule):
             return None
         params = ctx.params if isinstance(ctx.params, dict) else {}
         name = params.get("name")
-        tool = ctx.conversation.declared.tools.get(name) if isinstance(name, str) else None
+        tool = declared_tool(ctx, name) if isinstance(name, str) else None
         if not isinstance(tool, dict):
             return None
         annotations = header_annotations(tool.get("inputSchema"))

@@ -115,6 +115,7 @@ def one_run(
     profile: Path | None = None,
     extra: list[str] | None = None,
     settled: bool = True,
+    keep: Path | None = None,
 ) -> dict:
     label = f"{kind}-{side}-{time.monotonic_ns()}"
     mcpeek = bare = None
@@ -147,7 +148,10 @@ def one_run(
         check = check_capture(mcpeek.capture, 2, 1)
         check.expected_s2c = 1 + s2c
         out["capture"] = check.describe()
-        mcpeek.capture.unlink()
+        if keep is not None:  # for lint and the worker to be measured on it later
+            mcpeek.capture.replace(keep / f"{kind}.jsonl")
+        else:
+            mcpeek.capture.unlink()
     return out
 
 
@@ -175,6 +179,7 @@ def main() -> int:
         action="store_true",
         help="also one mcpeek run per kind under cProfile (not counted), its top functions",
     )
+    parser.add_argument("--keep", type=Path, help="keep mcpeek's last capture per kind here")
     args = parser.parse_args()
     size = int(args.size * (1 << 20))
     n = 100_000 if args.quick else args.stream
@@ -193,7 +198,16 @@ def main() -> int:
                 for r in range(rounds):
                     for side in sides:
                         out = one_run(
-                            upstream, side, kind, size, n, Path(tmp), None, mcpeek_args, settled
+                            upstream,
+                            side,
+                            kind,
+                            size,
+                            n,
+                            Path(tmp),
+                            None,
+                            mcpeek_args,
+                            settled,
+                            args.keep,
                         )
                         results.setdefault((kind, side), []).append(out)
                         detail = ""

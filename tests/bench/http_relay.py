@@ -485,6 +485,7 @@ def run_cell(
     workdir: Path,
     extra: list[str],
     profile: Path | None = None,
+    keep: Path | None = None,
 ) -> Run:
     label = f"{kind}-c{concurrency}-{side}"
     mcpeek = reference = None
@@ -528,7 +529,10 @@ def run_cell(
             run.capture = check_capture(mcpeek.capture, n + warmup, 2 if kind == "sse" else 1)
             if run.exit_code != 0:
                 say(f"  mcpeek exited {run.exit_code}; its stderr:\n{mcpeek.stderr()}")
-            mcpeek.capture.unlink()
+            if keep is not None:  # for lint and the worker to be measured on it later
+                mcpeek.capture.replace(keep / mcpeek.capture.name)
+            else:
+                mcpeek.capture.unlink()
         return run
     except BaseException:
         if reference is not None:
@@ -581,6 +585,7 @@ def main() -> int:
     parser.add_argument(
         "--profile", action="store_true", help="also profile mcpeek at concurrency 32"
     )
+    parser.add_argument("--keep", type=Path, help="keep mcpeek's captures in this folder")
     args = parser.parse_args()
     quick = args.quick
     n = args.requests or (500 if quick else 2000)
@@ -621,7 +626,9 @@ def main() -> int:
                 )
                 say(f"\n[{number}] {kind.upper()} responses ({what}), concurrency {concurrency}")
                 for side in sides:
-                    run = run_cell(upstream, kind, concurrency, n, warmup, side, workdir, extra)
+                    run = run_cell(
+                        upstream, kind, concurrency, n, warmup, side, workdir, extra, keep=args.keep
+                    )
                     results[(kind, concurrency, side)] = run
                     say(
                         f"  {side:<6}: {run.rate:7,.0f} req/s  p50 {run.p50:7.3f} ms  "

@@ -1,0 +1,146 @@
+"""What the ``http.*`` rules keep of a client message that waits for its response head.
+
+The :class:`~mcpeek.rules.families._http_tracker.ExchangeTracker` keeps a client
+message that comes before its exchange's response head, and every HTTP rule
+judges it when the head (or the end) comes. The message may be 16 MB; the
+response being read meanwhile may be 16 MB too. So the tracker keeps a
+:class:`KeptMessage`: the message's plain facts (seq, kind, method, era,
+version, its flow and conversation) and only the parts of its params the HTTP
+rules read of a client message, taken from the params the rules decoded at
+once:
+
+* ``name`` and ``uri`` (``Mcp-Name``, and the tool of ``Mcp-Param-*``), when
+  they are strings (the rules ignore any other value);
+* ``_meta``'s ``protocolVersion`` (``MCP-Protocol-Version``; whether a legacy
+  session's request is a modern one);
+* of a ``tools/call``'s ``arguments``, the values its tool's ``x-mcp-header``
+  annotations point at, the tool as the conversation declared it when the call
+  was sent (:func:`declared_tool`): the client built the headers from that.
+
+Its entry keeps the start of the message's bytes, as much as a report's
+excerpt shows (:func:`excerpt_record`), not the bytes: the flow's end drops
+those. Any other lazy member of the message is not kept, and asking for one
+raises (a rule that needs it must be added here), rather than decoding what
+is not there.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import msgspec
+
+from mcpeek.inspector.records import Msg, wire_bytes
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._toolschema import header_annotations
+from mcpeek.rules.reported import EXCERPT
+
+MCP_VERSION = "io.modelcontextprotocol/protocolVersion"
+# Characters of the text kept for the excerpt: one more than it shows, so that a
+# kept text is cut just as the whole one is. Bytes of a ``raw_b64`` message: each
+# character takes at most 4, and one more for a character the cut splits.
+EXCERPT_CHARS = EXCERPT + 1
+EXCERPT_BYTES = 4 * (EXCERPT + 2)
+
+
+class KeptMessage(MessageContext):
+    """A client message judged at its exchange's response head: what the rules read."""
+
+    #: the tool a ``tools/call`` names, as the conversation declared it when it was sent
+    tool: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"{name}: not kept of a message judged at its response head (see {__name__})"
+        )
+
+
+def keep(ctx: MessageContext) -> KeptMessage:
+    """What the HTTP rules will read of ``ctx`` once its response head comes."""
+    kept = KeptMessage.__new__(KeptMessage)
+    kept.entry = msgspec.structs.replace(ctx.entry, record=excerpt_record(ctx.entry.record))
+    kept.flow = ctx.flow
+    kept.conversation = ctx.conversation
+    kept.era = ctx.era
+    kept.version = ctx.version
+    kept.seq = ctx.seq
+    kept.kind = ctx.kind
+    kept.method = ctx.method
+    kept.is_response = ctx.is_response
+    kept.conformant = ctx.conformant
+    kept._decoder = ctx._decoder
+    kept._requests = None
+    params = ctx.params
+    if not isinstance(params, dict):
+        kept.params = None
+        if ctx.kind != "result":
+            kept.meta = None
+        return kept
+    slim: dict[str, Any] = {}
+    for key in ("name", "uri"):
+        value = params.get(key)
+        if isinstance(value, str):
+            slim[key] = value
+    meta = params.get("_meta")
+    if isinstance(meta, dict):
+        version = meta.get(MCP_VERSION)
+        slim["_meta"] = {MCP_VERSION: version} if isinstance(version, str) else {}
+    name = slim.get("name")
+    if ctx.method == "tools/call" and isinstance(name, str):
+        kept.tool = ctx.conversation.declared.tools.get(name)
+        if "arguments" in params:
+            slim["arguments"] = _arguments(params["arguments"], kept.tool)
+    kept.params = slim
+    if ctx.kind != "result":  # (a result's _meta is in its result: not kept)
+        kept.meta = slim.get("_meta")
+    return kept
+
+
+def declared_tool(ctx: MessageContext, name: str) -> Any:
+    """The tool ``name`` as the client knew it when it sent ``ctx`` (kept or not)."""
+    if isinstance(ctx, KeptMessage):
+        return ctx.tool
+    return ctx.conversation.declared.tools.get(name)
+
+
+def _arguments(arguments: Any, tool: Any) -> Any:
+    """Of ``arguments``, what the tool's header annotations reach (``None`` for a value
+    that is not an object, which the rules skip as they skip ``None``)."""
+    if not isinstance(arguments, dict):
+        return None
+    schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+    annotations = header_annotations(schema) if schema is not None else None
+    chains = [a.chain for a in annotations or () if a.chain is not None]
+    return _reached(arguments, chains)
+
+
+def _reached(value: Any, chains: list[tuple[str, ...]]) -> Any:
+    """``value`` with only the members the property ``chains`` walk through."""
+    if not isinstance(value, dict) or any(not chain for chain in chains):
+        return value  # a leaf (or not an object: the walk stops here)
+    out: dict[str, Any] = {}
+    for key in dict.fromkeys(chain[0] for chain in chains):
+        if key in value:
+            out[key] = _reached(value[key], [c[1:] for c in chains if c[0] == key])
+    return out
+
+
+def excerpt_record(record: Msg) -> Msg:
+    """``record`` with only the start of its bytes: as much as a report's excerpt shows.
+
+    UTF-8 decoding is the same on a prefix, but for a character the cut splits
+    (at the very end); and a text cut longer than the excerpt is cut to the same
+    characters, so the excerpt of the kept record is the whole one's.
+    """
+    raw = record.raw
+    if raw is not None:
+        if len(raw) <= EXCERPT_CHARS:
+            return record
+        return msgspec.structs.replace(record, raw=raw[:EXCERPT_CHARS])
+    if record.raw_b64 is None or len(record.raw_b64) <= 2 * EXCERPT_BYTES:
+        return record
+    # (bytes that are not UTF-8: rare. Decoded whole, as the excerpt would: Base64
+    # that does not decode gives no bytes at all, whatever its start.)
+    start = wire_bytes(record)[:EXCERPT_BYTES]
+    return msgspec.structs.replace(record, raw_b64=base64.b64encode(start).decode("ascii"))
