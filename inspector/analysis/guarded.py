@@ -26,7 +26,13 @@ class GuardedAnalyzer:
         self._told = False
 
     def feed(self, record: Record) -> None:
-        self._guarded(self.analyzer.feed, record)
+        # (as _guarded, inline: this runs on every record of a session)
+        try:
+            self.analyzer.feed(record)
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            self._tell(exc)
 
     def tick(self, now: float) -> None:
         self._guarded(self.analyzer.tick, now)

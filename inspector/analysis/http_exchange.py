@@ -32,6 +32,7 @@ def may_initialize(record: Msg) -> bool:
 def session_of(headers: list[tuple[str, str]] | None) -> str | None:
     """The conversation key of the session ``headers`` name (``Mcp-Session-Id``), if any."""
     for name, value in headers or ():
-        if name.lower() == "mcp-session-id":
+        # (the length first: it rules out the other headers without lowering them)
+        if len(name) == 14 and name.lower() == "mcp-session-id":
             return f"http:session:{value}"
     return None

@@ -114,14 +114,17 @@ class _ProxyTraffic:
 
     def __init__(self, checks: Analysis, cut: threading.Event) -> None:
         self._checks = checks
+        self._feed = checks.feed  # (looked up once: called on every record)
         self._cut = cut  # once set, time and the end say nothing about missing answers
         self.checked = 0  # records checked, the header and the violations aside
 
     def feed(self, record: Record) -> None:
-        if type(record) is Violation:
+        kind = type(record)
+        if kind is Violation:
             return
-        self._checks.feed(record)
-        self.checked += not isinstance(record, Header)
+        self._feed(record)
+        if kind is not Header:
+            self.checked += 1
 
     def tick(self, now: float) -> None:
         if not self._cut.is_set():

@@ -56,6 +56,8 @@ from mcpeek.rules.families._http_exchange_state import Exchange, refresh
 from mcpeek.rules.families._http_tracker import ExchangeTracker, Heard
 from mcpeek.rules.families._messages import shown
 
+MESSAGE_KINDS = ("request", "notification", "result", "error", "invalid")
+
 # Re-exported: where the rules found it before the tracker.
 __all__ = ["HttpRule", "described", "post_without", "refresh", "what"]
 
@@ -87,6 +89,8 @@ class HttpRule(Rule):
 
     #: the era docs/rules.md gives the rule (the engine cannot gate ``http`` records: see above)
     catalog_era: ClassVar[Era | None] = None
+    #: the kinds of client message the rule judges (from ``kinds`` and ``directions``)
+    client_kinds: ClassVar[frozenset[str]] = frozenset()
     transport = "http"
     record_types = frozenset({Http})
 
@@ -99,11 +103,17 @@ class HttpRule(Rule):
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        # The kept client messages a rule judges: those the engine would call its
+        # on_message on (its kinds, and its directions: kept messages are the client's).
+        cls.client_kinds = frozenset(
+            kind
+            for kind in MESSAGE_KINDS
+            if (cls.kinds is None or kind in cls.kinds) and cls.directions.get(kind, "c2s") == "c2s"
+        )
         # The engine calls a rule only on the records it has something to do with.
         # (late-: the tracker held client messages for that head or end, to judge now)
-        phases = {"late-response", "late-end"} if cls.judge is not HttpRule.judge else set()
-        if cls.heard is not HttpRule.heard:
-            phases |= {"late-response", "late-end"}
+        judges = cls.judge is not HttpRule.judge or cls.heard is not HttpRule.heard
+        phases = {"late-response", "late-end"} if judges and cls.client_kinds else set()
         if cls.on_http_request is not HttpRule.on_http_request:
             phases.add("request")
         if cls.on_http_response is not HttpRule.on_http_response:
@@ -145,16 +155,25 @@ class HttpRule(Rule):
         # The capture ended before these exchanges' response heads: judged with no status.
         judged: list[Finding] = []
         for exchange, late in self.tracker.ending(conversation):
-            judged.extend(self._judge_late(exchange, late, None))
+            judged.extend(self._judge_late(exchange, late, None) or ())
         return judged or None
 
-    def _judge_late(self, exchange: Exchange, late: list[Heard], found: Findings) -> list[Finding]:
+    def _judge_late(self, exchange: Exchange, late: list[Heard], found: Findings) -> Findings:
         """The messages that waited for ``exchange``'s response head, judged now, after
         ``found``."""
-        out = list(found or ())
+        out = found
+        kinds, methods = self.client_kinds, self.kind_methods
         for ctx, passed in late:
-            for finding in self.heard(ctx, exchange, passed) or ():
-                out.append(LateFinding(finding.msgs, finding.message, finding.severity, about=ctx))
+            kind = ctx.kind
+            if kind not in kinds or (kind in methods and ctx.method not in methods[kind]):
+                continue  # (as the engine would not call on_message on it)
+            judged = self.heard(ctx, exchange, passed)
+            if judged:
+                out = list(out or ())
+                for finding in judged:
+                    out.append(
+                        LateFinding(finding.msgs, finding.message, finding.severity, about=ctx)
+                    )
         return out
 
     def heard(self, ctx: MessageContext, exchange: Exchange, passed: bool) -> Findings:

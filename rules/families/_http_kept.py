@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.jsonrpc import json_value
 from mcpeek.inspector.records import Msg, wire_bytes
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._toolschema import header_annotations
@@ -71,30 +72,68 @@ def keep(ctx: MessageContext) -> KeptMessage:
     kept.conformant = ctx.conformant
     kept._decoder = ctx._decoder
     kept._requests = None
-    params = ctx.params
+    slim = _slim_params(ctx)
+    if slim is not None and ctx.method == "tools/call" and "name" in slim:
+        kept.tool = ctx.conversation.declared.tools.get(slim["name"])
+        if "arguments" in slim:
+            slim["arguments"] = _arguments(slim["arguments"], kept.tool)
+    kept.params = slim
+    if ctx.kind != "result":  # (a result's _meta is in its result: not kept)
+        kept.meta = slim.get("_meta") if slim is not None else None
+    return kept
+
+
+class _Meta(msgspec.Struct):
+    version: Any = msgspec.field(name=MCP_VERSION, default=msgspec.UNSET)
+
+
+class _Params(msgspec.Struct):
+    """The members of params the HTTP rules read (the others are skipped, not built)."""
+
+    name: Any = msgspec.UNSET
+    uri: Any = msgspec.UNSET
+    #: decoded only for a tool with header annotations (empty: absent, as no JSON value is)
+    arguments: msgspec.Raw = msgspec.field(default_factory=msgspec.Raw)
+    meta: _Meta | msgspec.UnsetType = msgspec.field(name="_meta", default=msgspec.UNSET)
+
+
+_PARAMS = msgspec.json.Decoder(_Params)
+
+
+def _slim_params(ctx: MessageContext) -> dict[str, Any] | None:
+    """``name``, ``uri`` (strings), ``_meta``'s protocol version and the raw ``arguments``
+    of ``ctx``'s params; ``None`` when its params are not an object."""
+    params = ctx.__dict__.get("params", _Params)  # (decoded already? Not by the rules yet)
+    if params is _Params:
+        raw = ctx.message.params
+        if raw is None:
+            return None
+        try:  # most often: what the rules read, and nothing else built
+            found = _PARAMS.decode(raw)
+        except (msgspec.MsgspecError, RecursionError):
+            params = ctx.params  # (an odd member: decoded whole, read as below)
+        else:
+            slim: dict[str, Any] = {}
+            if isinstance(found.name, str):
+                slim["name"] = found.name
+            if isinstance(found.uri, str):
+                slim["uri"] = found.uri
+            if found.meta is not msgspec.UNSET:
+                version = found.meta.version
+                slim["_meta"] = {MCP_VERSION: version} if isinstance(version, str) else {}
+            if len(found.arguments):
+                slim["arguments"] = found.arguments
+            return slim
     if not isinstance(params, dict):
-        kept.params = None
-        if ctx.kind != "result":
-            kept.meta = None
-        return kept
-    slim: dict[str, Any] = {}
-    for key in ("name", "uri"):
-        value = params.get(key)
-        if isinstance(value, str):
-            slim[key] = value
+        return None
+    slim = {key: params[key] for key in ("name", "uri") if isinstance(params.get(key), str)}
     meta = params.get("_meta")
     if isinstance(meta, dict):
         version = meta.get(MCP_VERSION)
         slim["_meta"] = {MCP_VERSION: version} if isinstance(version, str) else {}
-    name = slim.get("name")
-    if ctx.method == "tools/call" and isinstance(name, str):
-        kept.tool = ctx.conversation.declared.tools.get(name)
-        if "arguments" in params:
-            slim["arguments"] = _arguments(params["arguments"], kept.tool)
-    kept.params = slim
-    if ctx.kind != "result":  # (a result's _meta is in its result: not kept)
-        kept.meta = slim.get("_meta")
-    return kept
+    if "arguments" in params:
+        slim["arguments"] = params["arguments"]
+    return slim
 
 
 def declared_tool(ctx: MessageContext, name: str) -> Any:
@@ -105,14 +144,17 @@ def declared_tool(ctx: MessageContext, name: str) -> Any:
 
 
 def _arguments(arguments: Any, tool: Any) -> Any:
-    """Of ``arguments``, what the tool's header annotations reach (``None`` for a value
-    that is not an object, which the rules skip as they skip ``None``)."""
-    if not isinstance(arguments, dict):
-        return None
+    """Of ``arguments`` (raw, or decoded), what the tool's header annotations reach
+    (``None`` for a value that is not an object, which the rule skips as it skips
+    ``None``, or when no annotation reaches any)."""
     schema = tool.get("inputSchema") if isinstance(tool, dict) else None
     annotations = header_annotations(schema) if schema is not None else None
     chains = [a.chain for a in annotations or () if a.chain is not None]
-    return _reached(arguments, chains)
+    if not chains:
+        return None  # (http.param-header reads no argument of such a tool)
+    if isinstance(arguments, msgspec.Raw):
+        arguments = json_value(arguments)
+    return _reached(arguments, chains) if isinstance(arguments, dict) else None
 
 
 def _reached(value: Any, chains: list[tuple[str, ...]]) -> Any:

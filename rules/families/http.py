@@ -63,12 +63,19 @@ class HttpAccept(HttpRule):
     spec = f"{STREAMABLE}#sending-messages"
     directions = FROM_CLIENT
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._good: str | None = None  # the last Accept value that listed both (clients repeat it)
+
     def judge(self, ctx: MessageContext, exchange: Exchange) -> Findings:
         if not self.first_post(ctx, exchange):
             return None
         accept = exchange.headers.get("accept")
+        if accept is not None and accept == self._good:
+            return None
         listed = {media_type(part) for part in (accept or "").split(",")}
         if JSON in listed and SSE in listed:
+            self._good = accept
             return None
         header = described("Accept", accept, 80)
         return self.on_post(

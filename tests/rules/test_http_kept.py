@@ -77,7 +77,7 @@ def test_a_call_of_a_tool_without_header_annotations_keeps_no_arguments() -> Non
             "params": {"name": "plain", "arguments": {"a": "x" * 1000}, "uri": 7},
         }
     )
-    assert keep(ctx).params == {"name": "plain", "arguments": {}}  # (uri: not a string)
+    assert keep(ctx).params == {"name": "plain", "arguments": None}  # (uri: not a string)
 
 
 @pytest.mark.parametrize(
@@ -125,3 +125,25 @@ def test_a_kept_message_is_judged_as_before() -> None:
     assert any(rule == "http.param-header" and "Mcp-Param-Shard" in m for rule, m in found)
     assert any(rule == "http.param-header" and "Mcp-Param-Region" in m for rule, m in found)
     assert isinstance(keep(context_of({"jsonrpc": "2.0", "method": "x"})), KeptMessage)
+
+
+@pytest.mark.parametrize(
+    ("raw_params", "slim"),
+    [
+        ('{"name":"a","name":"b","uri":3}', {"name": "b"}),  # the last of a repeated member
+        ('{"name":"a","_meta":null}', {"name": "a"}),  # not an object: read decoded whole
+        ('{"uri":"u","_meta":{"x":1}}', {"uri": "u", "_meta": {}}),
+        ('{"name":1e999,"_meta":{"' + MCP_VERSION + '":"v"}}', {"_meta": {MCP_VERSION: "v"}}),
+        ("[1, 2]", None),
+    ],
+)
+def test_the_params_kept_are_those_the_whole_decode_gives(raw_params: str, slim: Any) -> None:
+    message = '{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":' + raw_params + "}"
+    contexts: list[MessageContext] = []
+
+    class Grab(RuleEngine):
+        def on_message(self, entry: Entry, flow: Any, conversation: Any) -> None:
+            contexts.append(MessageContext(entry, flow, conversation, MessageDecoder(), None, None))
+
+    Analyzer([Grab(lambda _: None)]).feed(Msg(dir="c2s", ch="stdio", raw=message, seq=1, t=1.0))
+    assert keep(contexts[0]).params == slim
