@@ -97,33 +97,56 @@ class _Params(msgspec.Struct):
     meta: _Meta | msgspec.UnsetType = msgspec.field(name="_meta", default=msgspec.UNSET)
 
 
+class _Envelope(msgspec.Struct):
+    params: _Params | None = None
+
+
 _PARAMS = msgspec.json.Decoder(_Params)
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+#: the kinds whose params the careful decode takes from the top-level object, as this does
+_PLAIN_KINDS = frozenset({"request", "notification"})
 
 
 def _slim_params(ctx: MessageContext) -> dict[str, Any] | None:
     """``name``, ``uri`` (strings), ``_meta``'s protocol version and the raw ``arguments``
     of ``ctx``'s params; ``None`` when its params are not an object."""
     params = ctx.__dict__.get("params", _Params)  # (decoded already? Not by the rules yet)
-    if params is _Params:
-        raw = ctx.message.params
-        if raw is None:
-            return None
-        try:  # most often: what the rules read, and nothing else built
-            found = _PARAMS.decode(raw)
-        except (msgspec.MsgspecError, RecursionError):
-            params = ctx.params  # (an odd member: decoded whole, read as below)
+    if params is not _Params:
+        return _slim_of_dict(params)
+    text = ctx.entry.record.raw
+    if ctx.kind in _PLAIN_KINDS and text is not None and "message" not in ctx.__dict__:
+        # Most often: straight from the record's text, no careful decode of the message
+        # (nobody else needs it when the gate vouches for it), nothing else built.
+        try:
+            found = _ENVELOPE.decode(text).params
+        except (msgspec.MsgspecError, RecursionError, UnicodeError):
+            pass  # (a batch, an odd member, bytes that are not UTF-8: as below)
         else:
-            slim: dict[str, Any] = {}
-            if isinstance(found.name, str):
-                slim["name"] = found.name
-            if isinstance(found.uri, str):
-                slim["uri"] = found.uri
-            if found.meta is not msgspec.UNSET:
-                version = found.meta.version
-                slim["_meta"] = {MCP_VERSION: version} if isinstance(version, str) else {}
-            if len(found.arguments):
-                slim["arguments"] = found.arguments
-            return slim
+            return _slim_of(found) if found is not None else None
+    raw = ctx.message.params
+    if raw is None:
+        return None
+    try:
+        return _slim_of(_PARAMS.decode(raw))
+    except (msgspec.MsgspecError, RecursionError):
+        return _slim_of_dict(ctx.params)  # (an odd member: decoded whole, read as below)
+
+
+def _slim_of(found: _Params) -> dict[str, Any]:
+    slim: dict[str, Any] = {}
+    if isinstance(found.name, str):
+        slim["name"] = found.name
+    if isinstance(found.uri, str):
+        slim["uri"] = found.uri
+    if found.meta is not msgspec.UNSET:
+        version = found.meta.version
+        slim["_meta"] = {MCP_VERSION: version} if isinstance(version, str) else {}
+    if len(found.arguments):
+        slim["arguments"] = found.arguments
+    return slim
+
+
+def _slim_of_dict(params: Any) -> dict[str, Any] | None:
     if not isinstance(params, dict):
         return None
     slim = {key: params[key] for key in ("name", "uri") if isinstance(params.get(key), str)}
