@@ -13,10 +13,12 @@ every ``http`` record and every message of the HTTP transport before the
 rules' hooks, so a rule is called only on what it judges (its ``kinds``,
 ``directions`` and ``record_phases``). A message that comes before its
 exchange's response head (see :mod:`~mcpeek.rules.families._http_exchanges`)
-is kept, heard once when the head (or the end) comes, and every rule judges
-it with what the tracker knew then (:data:`Heard`). For the hooks the engine
-runs rule by rule (an exchange mcpeek answered, a conversation's end), the
-first rule's call works it out and the others' read it back.
+is kept (what the rules read of it, not its bytes:
+:mod:`~mcpeek.rules.families._http_kept`), heard once when the head (or the end)
+comes, and every rule judges it with what the tracker knew then (:data:`Heard`).
+For the hooks the engine runs rule by rule (an exchange mcpeek answered, a
+conversation's end), the first rule's call works it out and the others' read it
+back.
 """
 
 from __future__ import annotations
