@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Big messages and long streams through the mcpeek HTTP proxy, against direct and a bare relay.
 
-    python tests/bench/http_big.py [--size MB] [--stream N] [--rounds R] [--quick]
+    python tests/bench/http_big.py [--size MB] [--stream N] [--rounds R] [--quick] [--keep DIR]
 
 A plain script, not a test: it prints figures and asserts nothing about
 timing. Three exchanges, each measured direct, through ``http_bare_proxy.py``
@@ -20,6 +20,8 @@ less than wall time), the peak RSS (VmHWM) of the proxy and of its live-checks w
 reported apart, and its capture checked (every message recorded, every
 exchange complete). ``--profile`` adds one mcpeek run per kind under cProfile
 (CPU time, not counted in the figures) and prints where its time goes.
+``--keep DIR`` keeps mcpeek's last capture of each kind there (``json.jsonl``...),
+to run the worker or lint on again.
 """
 
 from __future__ import annotations

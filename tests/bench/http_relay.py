@@ -2,7 +2,7 @@
 """Benchmark the mcpeek Streamable HTTP reverse proxy against a direct connection.
 
     python tests/bench/http_relay.py [--quick] [--requests N] [--no-reference]
-                                     [--mcpeek-arg ARG]... [--profile]
+                                     [--mcpeek-arg ARG]... [--profile] [--keep DIR]
 
 A plain script, not a test: it prints figures and asserts nothing about
 timing. It starts ``http_upstream.py`` (an aiohttp server in its own
@@ -42,7 +42,8 @@ sequential, and the load average is printed at the start and the end.
 ``--profile`` adds one more mcpeek run per concurrency-32 cell with mcpeek
 under cProfile (CPU time), and prints where its time goes (not counted in
 the figures). ``--mcpeek-arg`` passes an extra argument to every mcpeek
-(e.g. ``--mcpeek-arg=--no-check``).
+(e.g. ``--mcpeek-arg=--no-check``). ``--keep DIR`` keeps mcpeek's captures there
+(``lint_instructions.py --http`` counts lint's instructions on one).
 """
 
 from __future__ import annotations
