@@ -80,7 +80,9 @@ class CaptureReader:
             files.callback(stream.close)
             salvage = isinstance(stream, gzip.GzipFile)
             read = chunk_reader(stream)
-            pieces: list[bytes] = []  # an unfinished line, kept in pieces: no re-scans
+            # An unfinished line: grown in place (a 16 MB line is one block, freed whole,
+            # not 16 pieces and their join); only the new chunk is scanned for its end.
+            unfinished = bytearray()
             last_data = time.monotonic()
             while True:
                 try:
@@ -99,15 +101,20 @@ class CaptureReader:
                     last_data = time.monotonic()
                     cut = chunk.rfind(b"\n") + 1
                     if not cut:
-                        pieces.append(chunk)
+                        unfinished += chunk
                         if self.header is None and self.bytes_read > MAX_HEADER_LINE:
                             raise CaptureError(
                                 f"{self.path}: not an mcpeek capture (no line end in its "
                                 f"first {MAX_HEADER_LINE >> 20} MiB)"
                             )
                         continue
-                    block = b"".join([*pieces, chunk[:cut]]) if pieces else chunk[:cut]
-                    pieces = [chunk[cut:]] if cut < len(chunk) else []
+                    block: bytes | bytearray = chunk[:cut]
+                    if unfinished:
+                        unfinished += block
+                        block = unfinished
+                        unfinished = bytearray()
+                    if cut < len(chunk):
+                        unfinished += chunk[cut:]
                     # The block goes before its records are handled, and each record
                     # once it was: a 16 MB line is not kept twice while it is checked.
                     decoded = self._decode_block(block)
@@ -123,7 +130,7 @@ class CaptureReader:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     break
                 time.sleep(poll_interval)
-            tail = b"".join(pieces)
+            tail = bytes(unfinished)
             if tail.strip():
                 self.problems.append(
                     f"line {self._line_no + 1}: incomplete last line ({len(tail)} bytes) ignored"
@@ -163,7 +170,7 @@ class CaptureReader:
         if self.header is not None:
             yield self.header
 
-    def _decode_block(self, block: bytes) -> list[AnyRecord]:
+    def _decode_block(self, block: bytes | bytearray) -> list[AnyRecord]:
         """Whole lines: decoded in one call when they are all good records."""
         if self.header is not None and block:
             try:
@@ -180,7 +187,7 @@ class CaptureReader:
                 decoded.append(record)
         return decoded
 
-    def _decode_line(self, line: bytes) -> AnyRecord | None:
+    def _decode_line(self, line: bytes | bytearray) -> AnyRecord | None:
         self._line_no += 1
         if self.header is None:
             self.header = self._decode_header(line)
@@ -200,13 +207,13 @@ class CaptureReader:
             self.problems.append(f"line {self._line_no}: bad record: JSON nested too deeply")
         return None
 
-    def _peek_kind(self, line: bytes) -> object:
+    def _peek_kind(self, line: bytes | bytearray) -> object:
         try:
             return self._kind_decoder.decode(line).k
         except (msgspec.MsgspecError, RecursionError):
             return None
 
-    def _decode_header(self, line: bytes) -> Header:
+    def _decode_header(self, line: bytes | bytearray) -> Header:
         try:
             raw = msgspec.json.decode(line.removeprefix(UTF8_BOM))
         except (msgspec.DecodeError, RecursionError):
