@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
+from mcpeek.inspector.analysis.peek import UNSET
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._server import (
     MCP,
     UNREADABLE,
-    UNSET,
     MetaMemberPeek,
     may_hold,
     peeked_params,
@@ -53,13 +53,13 @@ _PEEK = MetaMemberPeek(LOG_LEVEL)
 
 def _sets_level(ctx: MessageContext) -> bool:
     """Whether a request's ``params._meta`` carries a (non-null) log level."""
+    known = peeked_params(ctx)
+    if known is not None:  # what correlation read of params._meta: no look at the text
+        meta = known.meta
+        level = meta.log_level if meta is not None else UNSET
+        return level is not UNSET and level is not None
     record = ctx.entry.record
     if unread(ctx, "meta"):
-        params = peeked_params(ctx)
-        if params is not None:  # correlation read the _meta already: its level is known
-            peeked = params.meta
-            level = peeked.log_level if peeked is not None else None
-            return level is not None and level is not UNSET
         if not may_hold(record, "logLevel"):
             return False  # most requests: not even the word, no decode at all
         raw = record.raw
