@@ -155,16 +155,20 @@ class IdType(Rule):
         return [ctx.finding(f"request id {show(value)} is {kind}, must be a string or an integer")]
 
 
-#: Per conversation and sender, at most this many requests are tracked as in
-#: flight by ``id.reused`` (the oldest are forgotten first).
+#: Per conversation and sender, at most this many requests still in flight are
+#: remembered by ``id.reused`` (the oldest are forgotten first).
 IN_FLIGHT_LIMIT = 4096
+#: How far past the limit the table may grow before it forgets the requests no
+#: longer in flight (one sweep per this many new requests, at the most).
+SWEEP_SLACK = IN_FLIGHT_LIMIT // 4
 
 
 class _SenderIds:
     __slots__ = ("in_flight", "used")
 
     def __init__(self) -> None:
-        # id key → the request's flow and attempt, while it may be unanswered
+        # id key → the last request sent with it, its flow and attempt (answered or
+        # cancelled ones stay until the next sweep: they are only looked at)
         self.in_flight: OrderedDict[Any, tuple[Flow, Attempt]] = OrderedDict()
         self.used = UsedIds()
 
@@ -173,21 +177,23 @@ class IdReused(Rule):
     """A request id the same sender still has in flight (both eras), or, in the legacy
     era, one it already used in the session.
 
-    Cost: the requests each sender has in flight (answered ones are dropped
-    when their response arrives, cancelled ones when their flow ends; ones
-    never answered stay, up to :data:`IN_FLIGHT_LIMIT`), plus the compact
-    :class:`UsedIds` of every id sent since the last ``initialize``. Modern
-    HTTP traffic without a session mixes every client of an origin in one
-    conversation, so two clients may rightly use the same id there: it is
-    not checked.
+    Whether an earlier request is still in flight is read from the request's own
+    attempt and flow, which correlation keeps up to date (answered: its response;
+    cancelled: its flow's cancel; a timed-out request is still unanswered): the rule
+    is called on requests only, never on responses or flow ends. Cost: the last
+    request of each id key a sender sent, swept of those no longer in flight once
+    the table passes :data:`IN_FLIGHT_LIMIT` (by :data:`SWEEP_SLACK`), then its
+    oldest forgotten down to the limit; plus the compact :class:`UsedIds` of every
+    id sent since the last ``initialize``. Modern HTTP traffic without a session
+    mixes every client of an origin in one conversation, so two clients may
+    rightly use the same id there: it is not checked.
     """
 
     id = "id.reused"
     severity = "error"
     summary = "a request id the same sender still has unanswered (legacy: any id used before)"
     spec = f"{BASIC}#requests"
-    kinds = frozenset({"request", "result", "error"})
-    flow_statuses = frozenset({"cancelled"})
+    kinds = frozenset({"request"})
 
     def __init__(self) -> None:
         self._state: dict[tuple[str, str], _SenderIds] = {}
@@ -203,9 +209,6 @@ class IdReused(Rule):
         entry = ctx.entry
         conversation = ctx.conversation
         if conversation.key == ORIGIN:
-            return None
-        if entry.kind != "request":
-            self._answered(ctx)
             return None
         key = _key(entry.id)
         sender = self._state.get((conversation.key, entry.dir)) or self._sender(
@@ -245,44 +248,25 @@ class IdReused(Rule):
             if earlier is not None:
                 in_flight.move_to_end(key)  # a new key goes in last anyway
             in_flight[key] = (ctx.flow, attempt)
-            if len(in_flight) > IN_FLIGHT_LIMIT:
-                in_flight.popitem(last=False)
+            if len(in_flight) > IN_FLIGHT_LIMIT + SWEEP_SLACK:
+                _sweep(in_flight)
         sender.used.add(key)
         return findings
-
-    def _answered(self, ctx: MessageContext) -> None:
-        entry = ctx.entry
-        # A response answers a request of the other side with the same id key, and
-        # correlation put it in that request's attempt (as its response, or a second
-        # one): that is the attempt ctx.attempt would find, without the lazy lookup.
-        state = self._state.get((ctx.conversation.key, "c2s" if entry.dir == "s2c" else "s2c"))
-        if state is None:
-            return
-        key = _key(entry.id)
-        earlier = state.in_flight.get(key)
-        if earlier is None:
-            return
-        attempt = earlier[1]
-        if attempt.response is entry or entry in attempt.duplicates:
-            del state.in_flight[key]
-
-    def on_flow_end(self, flow: Flow, conversation: Conversation) -> Findings:
-        if flow.status != "cancelled":
-            return None
-        state = self._state.get((conversation.key, flow.sender))
-        if state is None:
-            return None
-        for attempt in flow.attempts:
-            key = id_key(attempt.request.id)
-            earlier = state.in_flight.get(key)
-            if earlier is not None and earlier[1] is attempt:
-                del state.in_flight[key]
-        return None
 
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         for direction in ("c2s", "s2c"):
             self._state.pop((conversation.key, direction), None)
         return None
+
+
+def _sweep(in_flight: OrderedDict[Any, tuple[Flow, Attempt]]) -> None:
+    """Forget the requests no longer in flight, then the oldest still in flight
+    beyond :data:`IN_FLIGHT_LIMIT`."""
+    gone = [key for key, request in in_flight.items() if not _still_in_flight(*request)]
+    for key in gone:
+        del in_flight[key]
+    while len(in_flight) > IN_FLIGHT_LIMIT:
+        in_flight.popitem(last=False)
 
 
 def _key(msg_id: Any) -> Any:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
+from mcpeek.rules.families import ids
 from mcpeek.rules.families.ids import UsedIds
 from tests.rules.test_envelope import (
     family,
@@ -135,6 +138,30 @@ def test_dual_era_probe_then_initialize_with_the_same_id() -> None:
     b.wait(5)
     initialize(b, id=0)
     assert family(b.records) == [], shown(family(b.records))
+
+
+def test_reused_table_sweeps_answered_requests_before_forgetting_unanswered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # id.reused is not called on responses: answered requests stay in its table
+    # until a sweep, which must forget them first, then the oldest unanswered ones.
+    monkeypatch.setattr(ids, "IN_FLIGHT_LIMIT", 3)
+    monkeypatch.setattr(ids, "SWEEP_SLACK", 1)
+    b = RecordBuilder(modern=True)
+    for n, answered in ((1, True), (10, False), (2, True), (3, True), (11, False)):
+        b.request("tools/call", {"name": "a"}, id=n)
+        if answered:  # dead weight, swept at the fifth key (10, the oldest left, stays)
+            b.result(n, {"content": []})
+    again = b.request("tools/call", {"name": "c"}, id=10)
+    (v,) = found(b.records, "id.reused")
+    assert v.msgs[-1] == again.seq and "id 10 is still in flight" in v.message
+    b = RecordBuilder(modern=True)
+    for n in (1, 2, 3, 4, 5):  # unanswered, past the limit and its slack
+        b.request("tools/call", {"name": "b"}, id=n)
+    b.request("tools/call", {"name": "c"}, id=1)  # the oldest: forgotten
+    newest = b.request("tools/call", {"name": "c"}, id=5)
+    (v,) = found(b.records, "id.reused")
+    assert v.msgs[-1] == newest.seq
 
 
 def test_used_ids_stay_compact() -> None:
