@@ -55,8 +55,8 @@ def _sets_level(ctx: MessageContext) -> bool:
     """Whether a request's ``params._meta`` carries a (non-null) log level."""
     known = peeked_params(ctx)
     if known is not None:  # what correlation read of params._meta: no look at the text
-        meta = known.meta
-        level = meta.log_level if meta is not None else UNSET
+        peeked = known.meta
+        level = peeked.log_level if peeked is not None else UNSET
         return level is not UNSET and level is not None
     record = ctx.entry.record
     if unread(ctx, "meta"):
