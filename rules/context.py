@@ -72,6 +72,10 @@ class MessageContext:
         self.is_response = entry.kind in RESPONSE_KINDS
         self._decoder = decoder
         self._requests = requests
+        #: The lazy members computed so far, one bit each (:data:`LAZY_BITS`), read
+        #: here rather than in ``__dict__``: merely reading that turns the instance's
+        #: inline attributes into a dict (slower reads for every rule after).
+        self.computed = 0
 
     def finding(
         self,
@@ -182,17 +186,19 @@ class Lazy:
     it, then stored on the instance, where later reads find it without coming here (a
     descriptor without ``__set__`` comes after the instance's own attributes)."""
 
-    __slots__ = ("compute", "name")
+    __slots__ = ("bit", "compute", "name")
 
-    def __init__(self, name: str, compute: Callable[[MessageContext], Any]) -> None:
+    def __init__(self, name: str, compute: Callable[[MessageContext], Any], bit: int) -> None:
         self.name = name
         self.compute = compute
+        self.bit = bit
 
     def __get__(self, ctx: MessageContext | None, owner: type | None = None) -> Any:
         if ctx is None:  # (read on the class: the member itself)
             return self
         value = self.compute(ctx)
         setattr(ctx, self.name, value)
+        ctx.computed |= self.bit
         return value
 
 
@@ -212,9 +218,13 @@ _LAZY: dict[str, Callable[[MessageContext], Any]] = {
 }
 
 
+#: Each lazy member's bit in ``MessageContext.computed``.
+LAZY_BITS: dict[str, int] = {name: 1 << n for n, name in enumerate(_LAZY)}
+
+
 def _install_lazy_members() -> None:
     for name, compute in _LAZY.items():
-        setattr(MessageContext, name, Lazy(name, compute))
+        setattr(MessageContext, name, Lazy(name, compute, LAZY_BITS[name]))
 
 
 _install_lazy_members()
@@ -254,16 +264,17 @@ class RequestMemo:
 
     def note(self, ctx: MessageContext) -> None:
         """After a request's rules ran: keep its params if a rule decoded them."""
-        params = ctx.__dict__.get("params", _MISSING)
-        if params is _MISSING or ctx.batch:
+        if not ctx.computed & PARAMS_BIT or ctx.batch:
             return
         record = ctx.entry.record
         if len(record.raw or record.raw_b64 or "") > self.BIG:
             return  # its response's rules decode it again rather than keep it for 4096 more
+        params = ctx.params
         memo = self._params
         memo[ctx.seq] = (record, params)
         if len(memo) > self.LIMIT:
             memo.popitem(last=False)
 
 
-_MISSING = object()
+#: ``params``'s bit in ``MessageContext.computed`` (the engine looks at it per request).
+PARAMS_BIT = LAZY_BITS["params"]

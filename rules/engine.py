@@ -32,7 +32,7 @@ from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Msg, Record
 from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Follower, LateFinding, Rule, catalog, listed_era
-from mcpeek.rules.context import MessageContext, RequestMemo, is_batch
+from mcpeek.rules.context import PARAMS_BIT, MessageContext, RequestMemo, is_batch
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
 from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
@@ -144,7 +144,7 @@ class RuleEngine(AnalysisListener):
                         self._emit(rule, finding, conversation, entries)
             except Exception as exc:  # a rule bug must not stop the others, nor the traffic
                 self._crashed(rule.id, exc, conversation, entry.seq)
-        if entry.kind == "request" and "params" in ctx.__dict__:  # a rule decoded them
+        if entry.kind == "request" and ctx.computed & PARAMS_BIT:  # a rule decoded them
             self._requests.note(ctx)
         if dispatch.wakes if resting is None else resting.wakes:
             self._rest()

@@ -14,7 +14,9 @@ from typing import Any
 import msgspec
 
 from mcpeek.inspector.analysis.peek import EMPTY_RESULT, ResultPeek
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import LAZY_BITS, MessageContext
+
+RESULT_BIT = LAZY_BITS["result"]
 
 MAX_SHOWN = 5  # problems listed in one finding
 EXCERPT = 120
@@ -64,7 +66,7 @@ def listed_tools(ctx: MessageContext) -> list[Any] | None:
     the one correlation read (it keeps the tools a conversation declared), unless the
     result is decoded already or correlation could not read it."""
     raw = ctx.entry.record.raw
-    if raw is not None and raw[:1] == "{" and "result" not in ctx.__dict__:
+    if raw is not None and raw[:1] == "{" and not ctx.computed & RESULT_BIT:
         peeked = ctx.conversation.peeked.result
         if type(peeked) is ResultPeek and peeked is not EMPTY_RESULT:
             tools = peeked.tools

@@ -16,7 +16,7 @@ import msgspec
 from mcpeek.inspector.analysis.peek import EMPTY_PARAMS, EMPTY_RESULT, ParamsPeek, ResultPeek
 from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import Finding, Findings, Rule
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import LAZY_BITS, MessageContext
 
 MCP = "io.modelcontextprotocol/"
 SERVER_INFO = MCP + "serverInfo"
@@ -47,7 +47,7 @@ def may_hold(record: Msg, word: str) -> bool:
 def unread(ctx: MessageContext, member: str) -> bool:
     """Whether no rule has read the lazy ``member`` of this message yet: once one has,
     reading it again costs less than a look at the text."""
-    return member not in ctx.__dict__
+    return not ctx.computed & LAZY_BITS[member]
 
 
 def peeked_params(ctx: MessageContext) -> ParamsPeek | None:
