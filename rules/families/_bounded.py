@@ -45,12 +45,21 @@ class PerConversation(Generic[V]):
     def __init__(self, factory: Callable[[], V], limit: int = MAX_CONVERSATIONS) -> None:
         self._factory = factory
         self._states: Lru[str, V] = Lru(limit)
+        # The conversation last asked for and its state: it is the newest entry of
+        # _states, so asking for it again changes nothing there (most traffic is of
+        # one conversation at a time: no reordering then).
+        self._newest: tuple[str, V] | None = None
 
     def __call__(self, conversation: Conversation) -> V:
-        state = self._states.get(conversation.key)
+        key = conversation.key
+        newest = self._newest
+        if newest is not None and newest[0] == key:
+            return newest[1]
+        state = self._states.get(key)
         if state is None:
             state = self._factory()
-        self._states.put(conversation.key, state)
+        self._states.put(key, state)
+        self._newest = (key, state)
         return state
 
     def peek(self, conversation: Conversation) -> V | None:
@@ -58,6 +67,7 @@ class PerConversation(Generic[V]):
 
     def drop(self, conversation: Conversation) -> None:
         self._states.pop(conversation.key, None)
+        self._newest = None
 
 
 #: Per conversation and sender, at most this many id *ranges* (consecutive

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis import Conversation, Entry
 from mcpeek.rules.base import Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
@@ -33,22 +33,44 @@ from mcpeek.rules.families.tools import TOOLS
 __all__ = ["MAX_SCHEMA_DEPTH", "SchemaChecker", "risky_regex", "schema_shape_problem"]
 
 
+class ListedTools:
+    """Where each tool was declared last, per conversation (tool name → seq of its
+    ``tools/list``): one table for both schema rules (:meth:`Rule.share`), filled once
+    per list, by whichever of them hears it first."""
+
+    def __init__(self) -> None:
+        self.by_conversation: PerConversation[Lru[str, int]] = PerConversation(
+            lambda: Lru(MAX_KEYS)
+        )
+        self._heard: Entry | None = None  # the last list remembered (a batch's members share a seq)
+
+    def remember(self, ctx: MessageContext) -> None:
+        if ctx.entry is self._heard:
+            return  # the other schema rule remembered it already
+        self._heard = ctx.entry
+        tools = listed_tools(ctx)
+        if tools is None:
+            return
+        listed = self.by_conversation(ctx.conversation)
+        for tool in tools:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                listed.put(tool["name"], ctx.seq)
+
+
 class _SchemaRule(Rule):
     """Shared by the two schema rules: where each tool was declared, the validators."""
 
     def __init__(self) -> None:
-        # tool name → seq of the tools/list that declared it last
-        self._listed: PerConversation[Lru[str, int]] = PerConversation(lambda: Lru(MAX_KEYS))
+        self.tools = ListedTools()
+        self._listed = self.tools.by_conversation
         self.checker = SchemaChecker()
 
+    def share(self, shared: dict[type, Any]) -> None:
+        self.tools = shared.setdefault(ListedTools, self.tools)
+        self._listed = self.tools.by_conversation
+
     def _remember_list(self, ctx: MessageContext) -> None:
-        tools = listed_tools(ctx)
-        if tools is None:
-            return
-        listed = self._listed(ctx.conversation)
-        for tool in tools:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                listed.put(tool["name"], ctx.seq)
+        self.tools.remember(ctx)
 
     def _schema(
         self, ctx: MessageContext, keyword: str

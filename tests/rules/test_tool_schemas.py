@@ -12,13 +12,17 @@ from typing import Any
 import pytest
 
 from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.rules.engine import RuleEngine
 from mcpeek.rules.families._toolschema.bounds import MAX_STEPS
 from mcpeek.rules.families.tool_schemas import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
+    ToolsInputSchema,
+    ToolsOutputSchema,
     risky_regex,
     schema_shape_problem,
 )
+from mcpeek.rules.testing import lint_records
 from tests.rules.test_tools import (
     GOOD_WEATHER,
     WEATHER,
@@ -297,6 +301,23 @@ def test_input_schema_violation_is_info() -> None:
     assert v.severity == "info"
     assert v.msgs == [list_seq, req]
     assert "arguments.location: 12 is not of type 'string'" in v.message
+
+
+def test_the_schema_rules_share_one_table_of_lists_and_each_fills_it_alone() -> None:
+    # One ListedTools per engine, filled once per tools/list by whichever rule hears
+    # it first; a rule run without the other fills it itself.
+    engine = RuleEngine(lambda _: None, rules=[ToolsInputSchema, ToolsOutputSchema])
+    first, second = engine.rules
+    assert isinstance(first, ToolsInputSchema) and isinstance(second, ToolsOutputSchema)
+    assert first.tools is second.tools
+    b = RecordBuilder(modern=True)
+    list_seq = listed(b, [WEATHER])
+    req, res = call(
+        b, "get_weather_data", {"location": 12}, {"content": [], "structuredContent": {}}, id=3
+    )
+    for rules in ([ToolsInputSchema], [ToolsOutputSchema]):
+        (v,) = lint_records(b.records, rules=rules)
+        assert v.msgs[0] == list_seq and v.msgs[-1] in (req, res)
 
 
 def test_input_schema_near_misses() -> None:
