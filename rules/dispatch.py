@@ -12,8 +12,6 @@ asked for.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mcpeek.inspector.records import Http, Msg
 from mcpeek.rules.base import Follower, Rule
 from mcpeek.rules.gate import Check, Gate
@@ -32,48 +30,92 @@ HTTP_PHASES = ("request", "response", "end", "late-response", "late-end")
 RecordKey = tuple[type, bool, str | None]
 
 
-class MessageRules(NamedTuple):
+# (Classes with __slots__, not NamedTuples: Python 3.11 specialises reads of slots, not
+# of a NamedTuple's fields, and the engine reads a few of them per message.)
+class MessageRules:
     """The rules for one kind of message: all of them, those left when the gate
     accepts it, and the gate's check of such a message (``None``: no rule of these is
     gated, or the gate never accepts these messages, so it is not asked)."""
 
-    every: list[Rule]
-    ungated: list[Rule]
-    gate: Check | None
-    #: ``every`` and ``ungated`` without the rules that may be idle on these messages
-    #: (``Rule.idle_kinds``), for while they all are; ``None``: no such rule here.
-    resting: Resting | None = None
-    #: Some rule of ``every`` may go idle or wake up (``Rule.idle``) when called.
-    wakes: bool = False
-    #: what the engine keeps up to date for the rules before them (``Follower``)
-    followers: tuple[Follower, ...] = ()
-    #: when the gate turns a message away: the check of its envelope alone
-    #: (:mod:`mcpeek.rules.gate_envelope`; ``None``: not asked), and ``every`` without
-    #: the rules it silences (``Rule.envelope_gated``)
-    envelope: Check | None = None
-    enveloped: list[Rule] | None = None
+    __slots__ = (
+        "envelope",
+        "enveloped",
+        "every",
+        "followers",
+        "gate",
+        "resting",
+        "ungated",
+        "wakes",
+    )
+
+    def __init__(
+        self,
+        every: list[Rule],
+        ungated: list[Rule],
+        gate: Check | None,
+        resting: Resting | None = None,
+        *,
+        wakes: bool = False,
+        followers: tuple[Follower, ...] = (),
+        envelope: Check | None = None,
+        enveloped: list[Rule] | None = None,
+    ) -> None:
+        self.every = every
+        self.ungated = ungated
+        self.gate = gate
+        #: ``every`` and ``ungated`` without the rules that may be idle on these messages
+        #: (``Rule.idle_kinds``), for while they all are; ``None``: no such rule here.
+        self.resting = resting
+        #: Some rule of ``every`` may go idle or wake up (``Rule.idle``) when called.
+        self.wakes = wakes
+        #: what the engine keeps up to date for the rules before them (``Follower``)
+        self.followers = followers
+        #: when the gate turns a message away: the check of its envelope alone
+        #: (:mod:`mcpeek.rules.gate_envelope`; ``None``: not asked), and ``every`` without
+        #: the rules it silences (``Rule.envelope_gated``)
+        self.envelope = envelope
+        self.enveloped = enveloped
 
 
-class Resting(NamedTuple):
+class Resting:
     """A message's rules while every rule that may be idle is (see :class:`MessageRules`)."""
 
-    every: list[Rule]
-    ungated: list[Rule]
-    #: some rule left in them may still wake up when called (idle on other kinds only)
-    wakes: bool
-    enveloped: list[Rule] | None = None  # (see MessageRules)
+    __slots__ = ("enveloped", "every", "ungated", "wakes")
+
+    def __init__(
+        self,
+        every: list[Rule],
+        ungated: list[Rule],
+        wakes: bool,
+        enveloped: list[Rule] | None = None,
+    ) -> None:
+        self.every = every
+        self.ungated = ungated
+        #: some rule left in them may still wake up when called (idle on other kinds only)
+        self.wakes = wakes
+        self.enveloped = enveloped  # (see MessageRules)
 
 
-class RecordRules(NamedTuple):
+class RecordRules:
     """The rules for one kind of record: those for any of them, and those for a message
     record whose bytes are a batch (``None``: the same ones, so the engine need not look)."""
 
-    plain: list[Rule]
-    batches: list[Rule] | None
-    #: what the engine keeps up to date for the rules before them (``Follower``)
-    followers: tuple[Follower, ...] = ()
-    #: for an ``http`` record some follower follows, ``plain`` by phase (``Rule.record_phases``)
-    phases: dict[str, list[Rule]] | None = None
+    __slots__ = ("batches", "followers", "phases", "plain")
+
+    def __init__(
+        self,
+        plain: list[Rule],
+        batches: list[Rule] | None,
+        followers: tuple[Follower, ...] = (),
+        phases: dict[str, list[Rule]] | None = None,
+    ) -> None:
+        self.plain = plain
+        self.batches = batches
+        #: what the engine keeps up to date for the rules before them (``Follower``)
+        self.followers = followers
+        #: for an ``http`` record some follower follows, ``plain`` by phase
+        #: (``Rule.record_phases``)
+        self.phases = phases
 
 
 class Dispatch:
