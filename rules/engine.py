@@ -150,8 +150,9 @@ class RuleEngine(AnalysisListener):
             self._rest()
 
     def on_flow_end(self, flow: Flow, conversation: Conversation) -> None:
-        era = self._forced_era or conversation.era
-        version = self.spec or conversation.protocol_version
+        declared = conversation.declared  # (the era properties' values, without their calls)
+        era = self._forced_era or declared.era
+        version = self.spec or declared.protocol_version
         key = (era, version, flow.status, flow.method)
         rules = self._index.flow_end.get(key)
         if rules is None:
@@ -173,7 +174,7 @@ class RuleEngine(AnalysisListener):
         on_stdio = isinstance(record, Msg) and record.ch == "stdio"
         # A record with no conversation yet (an HTTP exchange before its session is
         # known) goes to every rule: only the rule can tell what applies to it.
-        era = ANY_ERA if conversation is None else self._forced_era or conversation.era
+        era = ANY_ERA if conversation is None else self._forced_era or conversation.declared.era
         key = (kind, on_stdio, era)
         found = self._index.record.get(key)
         if found is None:

@@ -119,7 +119,8 @@ class ProgressNotIncreasing(Rule):
         if parts is None:
             return None
         token, value = parts
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        # (a tuple of types: ``int | float`` would build a union object on every call)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None  # schema.notification says so
         attempt = token_attempt(ctx, token)
         if attempt is None:
