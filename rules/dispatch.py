@@ -12,6 +12,9 @@ asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from mcpeek.inspector.records import Http, Msg
 from mcpeek.rules.base import Follower, Rule
 from mcpeek.rules.gate import Check, Gate
@@ -28,6 +31,10 @@ ANY_ERA = "*"
 HTTP_PHASES = ("request", "response", "end", "late-response", "late-end")
 #: A record's (type, whether it is a message on stdio, era or ANY_ERA).
 RecordKey = tuple[type, bool, str | None]
+#: A rule and its ``on_message``, bound once: the engine's loop calls the hook without
+#: looking the method up on each of the dozens of rule classes it meets at that one
+#: call site (a look-up Python 3.11 cannot specialise there).
+MessageHook = tuple[Rule, Callable[[Any], Any]]
 
 
 # (Classes with __slots__, not NamedTuples: Python 3.11 specialises reads of slots, not
@@ -50,15 +57,15 @@ class MessageRules:
 
     def __init__(
         self,
-        every: list[Rule],
-        ungated: list[Rule],
+        every: list[MessageHook],
+        ungated: list[MessageHook],
         gate: Check | None,
         resting: Resting | None = None,
         *,
         wakes: bool = False,
         followers: tuple[Follower, ...] = (),
         envelope: Check | None = None,
-        enveloped: list[Rule] | None = None,
+        enveloped: list[MessageHook] | None = None,
     ) -> None:
         self.every = every
         self.ungated = ungated
@@ -84,10 +91,10 @@ class Resting:
 
     def __init__(
         self,
-        every: list[Rule],
-        ungated: list[Rule],
+        every: list[MessageHook],
+        ungated: list[MessageHook],
         wakes: bool,
-        enveloped: list[Rule] | None = None,
+        enveloped: list[MessageHook] | None = None,
     ) -> None:
         self.every = every
         self.ungated = ungated
@@ -164,24 +171,23 @@ class Dispatch:
         if any(kind in r.idle_kinds for r in sleepers):
             awake = [r for r in every if kind not in r.idle_kinds]
             still = any(r.idle_kinds for r in awake)
+            awake_ungated = [r for r in ungated if kind not in r.idle_kinds]
+            awake_enveloped = [r for r in enveloped if kind not in r.idle_kinds]
             resting = Resting(
-                awake,
-                [r for r in ungated if kind not in r.idle_kinds],
-                still,
-                [r for r in enveloped if kind not in r.idle_kinds],
+                _hooks(awake), _hooks(awake_ungated), still, _hooks(awake_enveloped)
             )
         followers = tuple(
             f for f in self._followers if f.transport is None or f.transport == transport
         )
         found = self.message[key] = MessageRules(
-            every,
-            ungated,
+            _hooks(every),
+            _hooks(ungated),
             check,
             resting,
             wakes=bool(sleepers),
             followers=followers,
             envelope=envelope,
-            enveloped=enveloped if envelope is not None else None,
+            enveloped=_hooks(enveloped) if envelope is not None else None,
         )
         return found
 
@@ -227,6 +233,10 @@ class Dispatch:
         # (ends run in every version: they drop the rules' state)
         found = self.conversation_end[era] = [r for r in self._end_rules if applies(r, era)]
         return found
+
+
+def _hooks(rules: list[Rule]) -> list[MessageHook]:
+    return [(rule, rule.on_message) for rule in rules]
 
 
 def overrides(rule: Rule, hook: str) -> bool:

@@ -135,9 +135,9 @@ class RuleEngine(AnalysisListener):
         ):  # turned away, but its envelope is sound: the envelope's rules have nothing to say
             rules = dispatch.enveloped if resting is None else resting.enveloped  # type: ignore[assignment]
         # The hot path (every message, dozens of rules): no per-rule helper call.
-        for rule in rules:
+        for rule, hook in rules:
             try:
-                findings = rule.on_message(ctx)
+                findings = hook(ctx)
                 if findings:
                     entries = [entry]
                     for finding in findings:
