@@ -190,9 +190,12 @@ class RuleEngine(AnalysisListener):
                 self._crashed(type(follower).__name__, exc, conversation, seq)
             if found.phases is not None:
                 wanting = found.phases.get(phase or record.phase, wanting)  # type: ignore[attr-defined]
-        # (only asked when some rule wants batches alone: the floor pays nothing for it)
-        if found.batches is not None and isinstance(record, Msg) and is_batch(record):
-            wanting = found.batches
+        # (only asked when some rule wants batches alone: the floor pays nothing for it;
+        # text that opens with "{" is no batch, known without the call)
+        if found.batches is not None and kind is Msg:
+            raw = record.raw  # type: ignore[attr-defined]
+            if (raw is None or raw[:1] != "{") and is_batch(record):  # type: ignore[arg-type]
+                wanting = found.batches
         if not wanting:
             return
         seq = getattr(record, "seq", 0)
