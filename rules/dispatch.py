@@ -173,9 +173,7 @@ class Dispatch:
             still = any(r.idle_kinds for r in awake)
             awake_ungated = [r for r in ungated if kind not in r.idle_kinds]
             awake_enveloped = [r for r in enveloped if kind not in r.idle_kinds]
-            resting = Resting(
-                _hooks(awake), _hooks(awake_ungated), still, _hooks(awake_enveloped)
-            )
+            resting = Resting(_hooks(awake), _hooks(awake_ungated), still, _hooks(awake_enveloped))
         followers = tuple(
             f for f in self._followers if f.transport is None or f.transport == transport
         )

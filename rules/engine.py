@@ -25,8 +25,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import msgspec
-
 from mcpeek.inspector.analysis import AnalysisListener, Conversation, Entry, Flow
 from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Msg, Record
@@ -41,11 +39,10 @@ from mcpeek.rules.reported import (
     RULE_CRASHED,
     Reported,
     crash_report,
-    excerpt,
     finding_direction,
     flag_line,
     made_note,
-    shown_id,
+    offending,
     version_era,
 )
 from mcpeek.rules.spec_links import spec_for
@@ -257,23 +254,11 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        shown, method, msg_id, made = "", None, None, None
-        offender: Entry | None = None
+        made = None
         direction = finding_direction(finding.msgs, entries, self._record)
-        if finding.msgs:
-            offending = finding.msgs[-1]
-            for entry in entries:
-                if entry.seq == offending:
-                    shown = excerpt(entry)
-                    method = entry.method
-                    current = self._current_flow
-                    if method is None and current is not None and current.number == entry.flow:
-                        method = current.method  # a response: its request's method
-                    msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
-                    offender = entry
-                    break
-            if self._acted:
-                made = self._acted.made(offending, offender)
+        offender, shown, method, msg_id = offending(finding.msgs, entries, self._current_flow)
+        if finding.msgs and self._acted:
+            made = self._acted.made(finding.msgs[-1], offender)
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from mcpeek.inspector.analysis import Entry
+from mcpeek.inspector.analysis import Entry, Flow
 from mcpeek.inspector.records import Http, Msg, Record, Violation, wire_start
 
 RULE_CRASHED = "inspector.rule-crashed"
@@ -123,3 +123,21 @@ def finding_direction(msgs: list[int], entries: list[Entry], record: Record | No
             if isinstance(record, Http):
                 return {"request": "c2s", "response": "s2c"}.get(record.phase)
     return None
+
+
+def offending(
+    msgs: list[int], entries: list[Entry], current: Flow | None
+) -> tuple[Entry | None, str, str | None, Any]:
+    """The entry a finding blames (the last of ``msgs``, if among ``entries``), with
+    what a report shows of it: its excerpt, its method (a response's: that of
+    ``current``, the flow being judged, when it is the entry's) and its shown id."""
+    if msgs:
+        seq = msgs[-1]
+        for entry in entries:
+            if entry.seq == seq:
+                method = entry.method
+                if method is None and current is not None and current.number == entry.flow:
+                    method = current.method  # a response: its request's method
+                msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
+                return entry, excerpt(entry), method, msg_id
+    return None, "", None, None
