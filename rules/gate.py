@@ -100,7 +100,9 @@ def _with_meta(model: type[Model], meta: Any, *, needed: bool, **more: Any) -> t
     return cast(type[Model], subclass)
 
 
-def _envelope(kind: str, member: str, body: Any, body_required: bool) -> type[msgspec.Struct]:
+def envelope_struct(
+    kind: str, member: str, body: Any, body_required: bool, name: str = "Gate"
+) -> type[msgspec.Struct]:
     """The whole message: ``{"jsonrpc": "2.0", "id"…, "method"…, member: body}``, nothing else
     (``member`` is ``params``, ``result`` or ``error``)."""
     fields: list[Any] = [("jsonrpc", Literal["2.0"])]
@@ -110,7 +112,7 @@ def _envelope(kind: str, member: str, body: Any, body_required: bool) -> type[ms
         fields.append(("method", str))
     fields.append((member, body) if body_required else (member, body | Unset, UNSET))
     return msgspec.defstruct(
-        f"Gate{kind.title()}", fields, kw_only=True, forbid_unknown_fields=True, gc=False
+        f"{name}{kind.title()}", fields, kw_only=True, forbid_unknown_fields=True, gc=False
     )
 
 
@@ -149,7 +151,7 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
     if kind == "error":
         if modern and direction != "s2c":
             return None  # a modern client answers nothing (stdio.client-response)
-        decoder = msgspec.json.Decoder(_envelope(kind, "error", _Error, True))
+        decoder = msgspec.json.Decoder(envelope_struct(kind, "error", _Error, True))
         return _checked(decoder, "error", _plain_code, metas_allowed=False)
     entry: Method | None = spec.method(method, notification=kind == "notification")
     if entry is None:
@@ -166,7 +168,7 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
             body = _with_meta(entry.result, meta, needed=True, resultType=Literal["complete"])
         else:
             body = _with_meta(entry.result, _LegacyMeta, needed=False)
-        decoder = msgspec.json.Decoder(_envelope(kind, "result", body, True))
+        decoder = msgspec.json.Decoder(envelope_struct(kind, "result", body, True))
         hook = entry.check_result
         if modern and hook is modern_models.check_result and not _cacheable(entry.result):
             hook = None  # it asks only for the resultType the gate's model requires
@@ -175,14 +177,14 @@ def _build(spec: Spec, era: str, kind: str, method: str | None, direction: str) 
         if direction != "c2s":
             return None
         body = _with_meta(entry.params, _ModernRequestMeta, needed=True)
-        decoder = msgspec.json.Decoder(_envelope(kind, "params", body, True))
+        decoder = msgspec.json.Decoder(envelope_struct(kind, "params", body, True))
         hook = entry.check_params
         if hook is modern_models.check_request_meta:
             hook = None  # it asks only for the _meta fields _ModernRequestMeta requires
         return _checked(decoder, "params", hook)
     meta = _LegacyMeta if not modern else _ModernNotificationMeta
     body = _with_meta(entry.params, meta, needed=False)
-    decoder = msgspec.json.Decoder(_envelope(kind, "params", body, entry.params_required))
+    decoder = msgspec.json.Decoder(envelope_struct(kind, "params", body, entry.params_required))
     return _checked(decoder, "params", entry.check_params)
 
 

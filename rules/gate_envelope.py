@@ -26,10 +26,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from mcpeek.rules.gate import GATED_ERAS, GATED_KINDS, MAX_BRACKETS, Check
+from mcpeek.rules.gate import GATED_ERAS, GATED_KINDS, MAX_BRACKETS, Check, envelope_struct
 from mcpeek.rules.models import spec_for
-from mcpeek.rules.models._base import UNSET, Unset
-from mcpeek.rules.models.content import RequestId
 
 #: What a modern server's result may say it is without result.result-type-* speaking.
 CORE_RESULT_TYPE = Literal["complete", "input_required"]
@@ -48,15 +46,7 @@ class _ModernResult(msgspec.Struct, gc=False):
 def _envelope(kind: str, body: Any, body_required: bool) -> type[msgspec.Struct]:
     """The whole message, its payload member typed as ``body`` (see the module doc)."""
     member = {"request": "params", "notification": "params", "result": "result"}.get(kind, kind)
-    fields: list[Any] = [("jsonrpc", Literal["2.0"])]
-    if kind != "notification":
-        fields.append(("id", RequestId))
-    if kind in ("request", "notification"):
-        fields.append(("method", str))
-    fields.append((member, body) if body_required else (member, body | Unset, UNSET))
-    return msgspec.defstruct(
-        f"Envelope{kind.title()}", fields, kw_only=True, forbid_unknown_fields=True, gc=False
-    )
+    return envelope_struct(kind, member, body, body_required, name="Envelope")
 
 
 def build_envelope_check(

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.conftest import needs
+from tests.conftest import mcpeek_argv, needs
 
 WAIT_S = 120.0  # a bound on waiting for the capture, not a timing assertion
 PAD = b"y"
@@ -83,3 +87,40 @@ def listening_port(capture: Path, proc: subprocess.Popen[bytes]) -> int:
 
 def on_linux() -> None:
     needs(sys.platform.startswith("linux"), "Linux (/proc/PID/status)")
+
+
+@contextlib.contextmanager
+def http_proxy(
+    upstream_handler: type[BaseHTTPRequestHandler], capture: Path
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``mcpeek http`` (live checks off: the proxy's own memory) recording to
+    ``capture``, in front of an upstream answered by ``upstream_handler``; yields the
+    proxy's process and port, and stops both (SIGINT) after."""
+    on_linux()
+    upstream = ThreadingHTTPServer(("127.0.0.1", 0), upstream_handler)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    target = f"http://127.0.0.1:{upstream.server_port}/mcp"
+    argv = ["http", "--upstream", target, "--listen", "127.0.0.1:0", "-w", str(capture)]
+    proc = subprocess.Popen(mcpeek_argv(*argv, "-q", "--no-check"), stderr=subprocess.DEVNULL)
+    try:
+        yield proc, listening_port(capture, proc)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        upstream.shutdown()
+
+
+@contextlib.contextmanager
+def stdio_proxy(capture: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``mcpeek stdio`` (live checks off) around a line echo server, recording to
+    ``capture``; its stdin closed and its exit awaited after."""
+    on_linux()
+    argv = ["stdio", "-w", str(capture), "-q", "--no-check", "--", sys.executable, "-c", ECHO]
+    proc = subprocess.Popen(mcpeek_argv(*argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        yield proc
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        proc.stdout.close()

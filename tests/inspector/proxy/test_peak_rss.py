@@ -10,27 +10,22 @@ Memory, not time: nothing here depends on how fast the machine is.
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.records import Msg
-from tests.conftest import mcpeek_argv
 from tests.inspector.proxy.rss_harness import (
-    ECHO,
     WAIT_S,
     complete_lines,
-    listening_port,
+    http_proxy,
     message,
-    on_linux,
     peak_rss_mb,
+    stdio_proxy,
     wait_for,
 )
 
@@ -53,19 +48,11 @@ def bound_mb(size: int) -> float:
 # more copy of the line; at 32 MiB it does not.
 @pytest.mark.parametrize("size", [SIZE, 2 * SIZE])
 def test_stdio_one_big_line_each_way(tmp_path: Path, size: int) -> None:
-    on_linux()
     capture = tmp_path / "c.jsonl"
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "stdio", "-w", str(capture), "-q", "--no-check", "--", sys.executable, "-c", ECHO
-        ),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    line = message(1, "method", size - 1) + b"\n"
-    writer = threading.Thread(target=proc.stdin.write, args=(line,), daemon=True)
-    try:
+    with stdio_proxy(capture) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        line = message(1, "method", size - 1) + b"\n"
+        writer = threading.Thread(target=proc.stdin.write, args=(line,), daemon=True)
         writer.start()
         echoed = proc.stdout.readline()
         writer.join()
@@ -73,10 +60,6 @@ def test_stdio_one_big_line_each_way(tmp_path: Path, size: int) -> None:
         # Both lines recorded (header, spawn, c2s, s2c): the peak is behind us.
         wait_for(lambda: complete_lines(capture) >= 4, "both lines in the capture")
         peak = peak_rss_mb(proc.pid)
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        proc.stdout.close()
     assert recorded_sizes(capture) == [("c2s", size - 1), ("s2c", size - 1)]
     bound = bound_mb(size)
     assert peak <= bound, f"mcpeek stdio peaked at {peak:.1f} MB (bound {bound:.0f} MB)"
@@ -104,27 +87,8 @@ class _Echo(BaseHTTPRequestHandler):
 
 
 def test_http_one_big_json_body_each_way(tmp_path: Path) -> None:
-    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    on_linux()
     capture = tmp_path / "c.jsonl"
-    target = f"http://127.0.0.1:{upstream.server_port}/mcp"
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "http",
-            "--upstream",
-            target,
-            "--listen",
-            "127.0.0.1:0",
-            "-w",
-            str(capture),
-            "-q",
-            "--no-check",
-        ),
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        port = listening_port(capture, proc)
+    with http_proxy(_Echo, capture) as (proc, port):
         body = message(1, "method", SIZE)
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/mcp", data=body, headers={"Content-Type": "application/json"}
@@ -134,10 +98,6 @@ def test_http_one_big_json_body_each_way(tmp_path: Path) -> None:
         # header, listen, request, c2s, response, s2c, end: the peak is behind us.
         wait_for(lambda: complete_lines(capture) >= 7, "the exchange in the capture")
         peak = peak_rss_mb(proc.pid)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-        upstream.shutdown()
     assert recorded_sizes(capture) == [("c2s", SIZE), ("s2c", SIZE)]
     bound = bound_mb(SIZE)
     assert peak <= bound, f"mcpeek http peaked at {peak:.1f} MB (bound {bound:.0f} MB)"

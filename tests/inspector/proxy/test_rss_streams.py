@@ -8,23 +8,19 @@ not time: nothing here depends on how fast the machine is.
 
 from __future__ import annotations
 
-import signal
 import subprocess
-import sys
 import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-from tests.conftest import mcpeek_argv
 from tests.inspector.proxy.rss_harness import (
-    ECHO,
     WAIT_S,
     complete_lines,
-    listening_port,
+    http_proxy,
     message,
-    on_linux,
     resident_mb,
+    stdio_proxy,
     wait_for,
 )
 
@@ -36,40 +32,28 @@ GROWTH_MB = 3.0  # what allocator noise may add; 20 bytes kept per message is mo
 def test_stdio_a_long_stream_of_small_messages_does_not_grow_it(
     tmp_path: Path,
 ) -> None:
-    on_linux()
     capture = tmp_path / "c.jsonl"
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "stdio", "-w", str(capture), "-q", "--no-check", "--", sys.executable, "-c", ECHO
-        ),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    sent = 0
+    with stdio_proxy(capture) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        sent = 0
 
-    def relay(count: int) -> float:
-        """``count`` more requests each way, all recorded; mcpeek's RSS then."""
-        nonlocal sent
-        batch = b"".join(message(sent + i, "method", 100) + b"\n" for i in range(count))
-        writer = threading.Thread(target=proc.stdin.write, args=(batch,), daemon=True)
-        writer.start()
-        got = 0
-        while got < len(batch):
-            got += len(proc.stdout.read1(1 << 20))
-        writer.join()
-        sent += count
-        wait_for(lambda: complete_lines(capture) >= 2 + 2 * sent, "every message recorded")
-        return resident_mb(proc.pid)
+        def relay(count: int) -> float:
+            """``count`` more requests each way, all recorded; mcpeek's RSS then."""
+            nonlocal sent
+            batch = b"".join(message(sent + i, "method", 100) + b"\n" for i in range(count))
+            writer = threading.Thread(target=proc.stdin.write, args=(batch,), daemon=True)
+            writer.start()
+            got = 0
+            while got < len(batch):
+                got += len(proc.stdout.read1(1 << 20))
+            writer.join()
+            sent += count
+            wait_for(lambda: complete_lines(capture) >= 2 + 2 * sent, "every message recorded")
+            return resident_mb(proc.pid)
 
-    try:
         relay(1000)  # warm: the redactor, the buffers, the pipes at their size
         early = relay(FIRST // 2)  # requests, each echoed: two messages
         late = relay(MORE // 2)
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        proc.stdout.close()
     assert late - early <= GROWTH_MB, f"RSS grew {early:.1f} -> {late:.1f} MB"
 
 
@@ -94,28 +78,10 @@ class _Events(BaseHTTPRequestHandler):
 
 
 def test_http_a_long_stream_of_small_events_does_not_grow_it(tmp_path: Path) -> None:
-    upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Events)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    on_linux()
     capture = tmp_path / "c.jsonl"
-    target = f"http://127.0.0.1:{upstream.server_port}/mcp"
-    proc = subprocess.Popen(
-        mcpeek_argv(
-            "http",
-            "--upstream",
-            target,
-            "--listen",
-            "127.0.0.1:0",
-            "-w",
-            str(capture),
-            "-q",
-            "--no-check",
-        ),
-        stderr=subprocess.DEVNULL,
-    )
     recorded = 2  # header, listen
 
-    def stream(port: int, n: int) -> float:
+    def stream(proc: subprocess.Popen[bytes], port: int, n: int) -> float:
         """One request answered by ``n`` events, all recorded; mcpeek's RSS then."""
         nonlocal recorded
         request = urllib.request.Request(
@@ -129,13 +95,8 @@ def test_http_a_long_stream_of_small_events_does_not_grow_it(tmp_path: Path) -> 
         wait_for(lambda: complete_lines(capture) >= recorded, "every event recorded")
         return resident_mb(proc.pid)
 
-    try:
-        port = listening_port(capture, proc)
-        stream(port, 1000)  # warm
-        early = stream(port, FIRST)
-        late = stream(port, MORE)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-        upstream.shutdown()
+    with http_proxy(_Events, capture) as (proc, port):
+        stream(proc, port, 1000)  # warm
+        early = stream(proc, port, FIRST)
+        late = stream(proc, port, MORE)
     assert late - early <= GROWTH_MB, f"RSS grew {early:.1f} -> {late:.1f} MB"
