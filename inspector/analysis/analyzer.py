@@ -159,7 +159,9 @@ class Analyzer:
         data = record.raw if record.raw is not None else wire_bytes(record)
         try:  # the common case: one decode, nothing built twice
             envelope = self._decode_envelope(data)
-        except (msgspec.MsgspecError, RecursionError):  # a batch, bad or too deep JSON, …
+        # a batch, bad or too deep JSON, text holding a lone surrogate (a record built in
+        # a test; a capture's reader never makes one), …
+        except (msgspec.MsgspecError, RecursionError, UnicodeError):
             message = self._decoder.decode(data)
             for m in message.items if message.kind == "batch" else (message,):
                 parts = self._peeker.parts(m.params, m.result, m.error)
