@@ -42,7 +42,7 @@ class ClosedOutput:
         return False
 
     def fileno(self) -> int:
-        return 1  # the descriptor it stands for (closed: free for /dev/null)
+        return 1  # the descriptor it stands for (/dev/null now: see standard_streams)
 
 
 class SubcommandParser(argparse.ArgumentParser):
@@ -127,16 +127,22 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def standard_streams() -> None:
-    """Stand in for a closed standard output or error, which Python leaves None (every
-    print was a traceback). Output closed: writing to it fails (:class:`ClosedOutput`).
-    Error closed (``2>&-``): mcpeek's messages go nowhere, as asked, and never to
-    standard output, where ``print(file=None)`` would put them (for ``stdio``, the
-    protocol pipe); fd 2 gets /dev/null, so that no file mcpeek opens can take it."""
+    """Stand in for a closed standard input, output or error, which Python leaves None
+    (every print was a traceback). Each closed descriptor gets /dev/null first, so
+    that no file mcpeek opens (a capture) can take fd 0, 1 or 2 and receive protocol
+    bytes, output or log lines. Output closed: writing to it fails
+    (:class:`ClosedOutput`), as the user should hear. Error closed (``2>&-``):
+    mcpeek's messages go nowhere, as asked, and never to standard output, where
+    ``print(file=None)`` would put them (for ``stdio``, the protocol pipe)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
     if sys.stderr is None:
-        null = os.open(os.devnull, os.O_WRONLY)
-        if null != 2:
-            os.dup2(null, 2)
-            os.close(null)
         sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115 (for the run)
     if sys.stdout is None:
         sys.stdout = ClosedOutput()

@@ -93,7 +93,7 @@ class StdioCommand(Command):
         otlp = OtlpFollower(args.otlp)
         console = Console(quiet=args.quiet)
         actor = build_actor(args, lambda text: console.say(text, force=True))
-        reserve_standard_fds()
+        # (a closed stdin, stdout or stderr has /dev/null: main.standard_streams)
         path = args.write or default_capture_path(home=args.home)
         writer = open_capture(
             path,
@@ -171,16 +171,3 @@ class StdioCommand(Command):
             )
         console.close()
         return code
-
-
-def reserve_standard_fds() -> None:
-    """Give a closed stdin/stdout/stderr a /dev/null, so that the capture file can
-    never be opened as fd 0, 1 or 2 and receive protocol bytes or log lines."""
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            null = os.open(os.devnull, os.O_RDWR)
-            if null != fd:
-                os.dup2(null, fd)
-                os.close(null)

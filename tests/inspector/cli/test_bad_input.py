@@ -8,6 +8,7 @@ import re
 import resource
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -335,3 +336,32 @@ def test_serve_forward_is_checked_as_every_server_url(url: str, said: str) -> No
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"mcpeek: --forward {url!r}") and said in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+def test_no_file_mcpeek_opens_takes_a_closed_standard_descriptor(tmp_path: Path) -> None:
+    """With stdin and stdout closed (``<&- >&-``), the next file opened would be fd 0,
+    then fd 1: a capture there would take protocol bytes or output meant for the
+    terminal. Every command starts with /dev/null on them."""
+    code = (
+        "import os, sys\n"
+        "from mcpeek.inspector.cli.main import standard_streams\n"
+        "standard_streams()\n"
+        f"fd = os.open({str(tmp_path / 'capture.jsonl')!r}, os.O_WRONLY | os.O_CREAT)\n"
+        "print(fd, os.path.realpath(f'/proc/self/fd/0'), file=sys.stderr)\n"
+    )
+
+    def close_in_and_out() -> None:
+        os.close(0)
+        os.close(1)
+
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=close_in_and_out,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    fd, stdin_is = proc.stderr.split()
+    assert int(fd) > 2
+    assert stdin_is == os.devnull
