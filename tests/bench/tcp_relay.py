@@ -46,9 +46,16 @@ async def serve(origin: str) -> None:
         except OSError:
             client_w.close()
             return
-        await asyncio.gather(_pipe(client_r, up_w), _pipe(up_r, client_w))
-        up_w.close()
-        client_w.close()
+        try:
+            await asyncio.gather(_pipe(client_r, up_w), _pipe(up_r, client_w))
+        except asyncio.CancelledError:
+            # The relay stops with connections open. Python 3.11's stream server asks
+            # a cancelled handler for its exception, which raises and prints a
+            # traceback per connection: end this one quietly instead.
+            pass
+        finally:
+            up_w.close()
+            client_w.close()
 
     server = await asyncio.start_server(relay, "127.0.0.1", 0, backlog=1024)
     try:
