@@ -14,6 +14,10 @@ the concurrency POSTing N JSON-RPC ``tools/call`` requests:
 * plain: client -> ``tcp_relay.py`` -> upstream, a plain TCP byte relay on
   asyncio that parses nothing: the least any Python relay costs here, and the
   reference of the issue's fallback target (``--no-reference`` leaves it out);
+* min: client -> ``http_min_proxy.py`` -> upstream, the least an HTTP-aware
+  Python proxy costs: each request and response parsed with httptools on
+  asyncio protocols, the request head written again, nothing recorded (what
+  parsing HTTP in Python costs over the plain relay);
 * bare: client -> ``http_bare_proxy.py`` -> upstream, a reverse proxy built
   like mcpeek's on aiohttp that records and checks nothing: the floor for
   any such proxy on this machine (``--no-reference`` leaves it out);
@@ -73,7 +77,9 @@ ROOT = HERE.parent.parent
 UPSTREAM = HERE / "http_upstream.py"
 BARE_PROXY = HERE / "http_bare_proxy.py"
 PLAIN_RELAY = HERE / "tcp_relay.py"
-REFERENCES = {"plain": PLAIN_RELAY, "bare": BARE_PROXY}  # side -> its relay script
+MIN_PROXY = HERE / "http_min_proxy.py"
+# side -> its relay script
+REFERENCES = {"plain": PLAIN_RELAY, "min": MIN_PROXY, "bare": BARE_PROXY}
 PYTHON = sys.executable
 
 CELL_TIMEOUT = 120.0  # seconds for one run's requests before we give up
@@ -574,7 +580,7 @@ def main() -> int:
     parser.add_argument(
         "--no-reference",
         action="store_true",
-        help="leave out the reference relays (plain TCP, bare aiohttp)",
+        help="leave out the reference relays (plain TCP, parsing-only, bare aiohttp)",
     )
     parser.add_argument(
         "--mcpeek-arg",
@@ -592,7 +598,9 @@ def main() -> int:
     n = args.requests or (500 if quick else 2000)
     warmup = 50 if quick else 200
     cells = [("json", 1), ("sse", 1), ("json", 8), ("sse", 8), ("json", 32), ("sse", 32)]
-    sides = ["direct", "mcpeek"] if args.no_reference else ["direct", "plain", "bare", "mcpeek"]
+    sides = (
+        ["direct", "mcpeek"] if args.no_reference else ["direct", "plain", "min", "bare", "mcpeek"]
+    )
     extra: list[str] = args.mcpeek_arg
 
     say(f"mcpeek http relay benchmark{' (--quick)' if quick else ''}")
@@ -603,6 +611,7 @@ def main() -> int:
     say(f"direct: aiohttp client -> {UPSTREAM.name}")
     if "bare" in sides:
         say(f"plain:  aiohttp client -> {PLAIN_RELAY.name} (bytes only) -> {UPSTREAM.name}")
+        say(f"min:    aiohttp client -> {MIN_PROXY.name} (parses HTTP only) -> {UPSTREAM.name}")
         say(f"bare:   aiohttp client -> {BARE_PROXY.name} (records nothing) -> {UPSTREAM.name}")
     say(
         "mcpeek: aiohttp client -> python -m mcpeek http --upstream URL "
@@ -764,6 +773,16 @@ def main() -> int:
                 (
                     f"{kind.upper()} c=1 added p50 latency, {ref}",
                     f"{added(kind, 1, side=ref):.3f} ms",
+                    "(info)",
+                    None,
+                )
+            )
+    if "min" in sides:
+        for kind, c in (("json", 8), ("sse", 8), ("json", 32), ("sse", 32)):
+            rows.append(
+                (
+                    f"{kind.upper()} c={c} throughput, min/plain (parsing HTTP alone)",
+                    f"{ratio(kind, c, 'min', 'plain'):.2f}x",
                     "(info)",
                     None,
                 )
