@@ -20,11 +20,10 @@ when its stdin reaches EOF.
 from __future__ import annotations
 
 import asyncio
-import sys
 from urllib.parse import urlsplit
 
 import httptools
-from stopping import announce_and_wait
+from stopping import relay_main, serve_until_told
 
 from mcpeek.inspector.proxy.http_headers import HOP_BY_HOP as RELAY_HOP_BY_HOP
 
@@ -179,16 +178,8 @@ async def serve(origin: str) -> None:
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: Client(host, port), "127.0.0.1", 0, backlog=1024)
-    try:
-        await announce_and_wait(server.sockets[0].getsockname()[1])
-    finally:
-        server.close()
-
-
-def main() -> int:
-    asyncio.run(serve(sys.argv[1].rstrip("/")))
-    return 0
+    await serve_until_told(server)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(relay_main(serve))

@@ -11,6 +11,8 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 
 async def announce_and_wait(port: int) -> None:
@@ -30,3 +32,17 @@ async def announce_and_wait(port: int) -> None:
         await stop.wait()
     finally:
         loop.remove_reader(sys.stdin.fileno())
+
+
+async def serve_until_told(server: asyncio.AbstractServer) -> None:
+    """Say ``server``'s port, serve until told to stop, then close it."""
+    try:
+        await announce_and_wait(server.sockets[0].getsockname()[1])
+    finally:
+        server.close()
+
+
+def relay_main(serve: Callable[[str], Coroutine[Any, Any, None]]) -> int:
+    """A reference relay's ``main``: ``serve`` the upstream origin its command line names."""
+    asyncio.run(serve(sys.argv[1].rstrip("/")))
+    return 0

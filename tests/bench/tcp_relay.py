@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from urllib.parse import urlsplit
 
-from stopping import announce_and_wait
+from stopping import relay_main, serve_until_told
 
 CHUNK = 256 * 1024
 
@@ -58,16 +57,8 @@ async def serve(origin: str) -> None:
             client_w.close()
 
     server = await asyncio.start_server(relay, "127.0.0.1", 0, backlog=1024)
-    try:
-        await announce_and_wait(server.sockets[0].getsockname()[1])
-    finally:
-        server.close()
-
-
-def main() -> int:
-    asyncio.run(serve(sys.argv[1].rstrip("/")))
-    return 0
+    await serve_until_told(server)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(relay_main(serve))
