@@ -8,6 +8,7 @@ parser, ``--help`` and the docs are built from one place.
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 from pathlib import Path
@@ -99,3 +100,25 @@ class Command:
 
     def run(self, args: argparse.Namespace) -> int:
         raise NotImplementedError
+
+
+class ClosedOutput:
+    """Standard output when it was closed (``mcpeek lint cap.jsonl >&-``): Python leaves
+    ``sys.stdout`` None, and the first print was an AttributeError's traceback. Writing
+    here fails as a write to a closed file does (EBADF), which :func:`main` reports."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass  # nothing was written: nothing to lose
+
+    @property
+    def buffer(self) -> ClosedOutput:  # (the bytes under it: as closed)
+        return self
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1  # the descriptor it stands for (/dev/null now: see standard_streams)

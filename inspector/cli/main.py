@@ -15,34 +15,12 @@ from collections.abc import Sequence
 
 from mcpeek.inspector import __version__, gctune, memtune
 from mcpeek.inspector.cli import commands
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import ClosedOutput, Command, UsageError
 
 USAGE_ERROR = 2
 #: What a write to a full disk, a broken device or a closed output raises (no file
 #: name: the output).
 OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF})
-
-
-class ClosedOutput:
-    """Standard output when it was closed (``mcpeek lint cap.jsonl >&-``): Python leaves
-    ``sys.stdout`` None, and the first print was an AttributeError's traceback. Writing
-    here fails as a write to a closed file does (EBADF), which :func:`main` reports."""
-
-    def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-
-    def flush(self) -> None:
-        pass  # nothing was written: nothing to lose
-
-    @property
-    def buffer(self) -> ClosedOutput:  # (the bytes under it: as closed)
-        return self
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        return 1  # the descriptor it stands for (/dev/null now: see standard_streams)
 
 
 class SubcommandParser(argparse.ArgumentParser):

@@ -13,10 +13,10 @@ unless ``--allow-run``. See docs/assistants.md.
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import ClosedOutput, Command, UsageError
 from mcpeek.inspector.proxy.console import Console, library_logs
 
 #: The loggers of the libraries that serve ``mcpeek mcp`` (the SDK, uvicorn).
@@ -119,12 +119,12 @@ class McpCommand(Command):
 
 def _need_standard_streams() -> None:
     """The stdio server speaks on fds 0 and 1: a closed one was a traceback from the
-    SDK (Python leaves sys.stdin or sys.stdout None)."""
-    for fd, name in ((0, "input"), (1, "output")):
-        try:
-            os.fstat(fd)
-        except OSError:
+    SDK (Python leaves sys.stdin or sys.stdout None; the command line's start stands
+    /dev/null on the descriptor and :class:`ClosedOutput` in for the output)."""
+    closed_output = sys.stdout is None or isinstance(sys.stdout, ClosedOutput)
+    for name, closed in (("input", sys.stdin is None), ("output", closed_output)):
+        if closed:
             raise UsageError(
                 f"mcpeek mcp speaks MCP on its standard input and output, and its standard "
                 f"{name} is closed (an assistant's client starts it with both; or use --http)"
-            ) from None
+            )
