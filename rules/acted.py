@@ -32,14 +32,18 @@ class ActedMessages:
     def __init__(self) -> None:
         self._made: dict[int, str] = {}  # seq of a made message -> how
         self._answers: dict[tuple[str, bytes], str] = {}  # (dir, id) of an answer acted on
+        #: anything noted yet (an attribute: the engine asks on every finding, and most
+        #: captures hold nothing mcpeek did)
+        self.any = False
 
     def __bool__(self) -> bool:
-        return bool(self._made or self._answers)
+        return self.any
 
     def note(self, record: Record) -> None:
         if type(record) is Msg:
             if record.made is not None:
                 self._made[record.seq] = record.made
+                self.any = True
         elif type(record) is Act and record.action in ("drop", "corrupt", "disconnect"):
             try:
                 rid = _decode_id(wire_bytes(record)).id
@@ -47,6 +51,7 @@ class ActedMessages:
                 return
             if rid is not msgspec.UNSET:
                 self._answers[(record.dir, _encode(rid))] = record.action
+                self.any = True
 
     def made(self, seq: int, entry: Entry | None) -> str | None:
         """How mcpeek made the message ``seq`` (``entry``, when known) or the answer it

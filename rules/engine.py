@@ -42,10 +42,11 @@ from mcpeek.rules.reported import (
     finding_direction,
     flag_line,
     made_note,
+    offended,
     offending,
     version_era,
 )
-from mcpeek.rules.spec_links import spec_for
+from mcpeek.rules.spec_links import SpecLinks
 
 # The report shape lives in mcpeek.rules.reported; importers of the engine get it here too.
 __all__ = ["GATE_UNSOUND", "RULE_CRASHED", "Reported", "RuleEngine", "flag_line", "version_era"]
@@ -82,10 +83,15 @@ class RuleEngine(AnalysisListener):
         self._acted = ActedMessages()  # what mcpeek made or acted on (--fault, -s)
         self._proxy_rules = [r for r in self.rules if overrides(r, "on_proxy_answered")]
         self._resting = True  # every rule that may be idle is (Rule.idle_kinds)
+        self._links = SpecLinks()
 
     def _rest(self) -> None:
         """After a hook of a rule that may be idle: whether every such rule now is."""
-        self._resting = all(rule.idle() for rule in self._index.sleepers)
+        for rule in self._index.sleepers:  # (a loop: no generator built per message)
+            if not rule.idle():
+                self._resting = False
+                return
+        self._resting = True
 
     # -- hooks from the Analyzer -------------------------------------------------------
     def on_message(self, entry: Entry, flow: Flow, conversation: Conversation) -> None:
@@ -255,17 +261,29 @@ class RuleEngine(AnalysisListener):
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
         made = None
-        direction = finding_direction(finding.msgs, entries, self._record)
-        offender, shown, method, msg_id = offending(finding.msgs, entries, self._current_flow)
-        if finding.msgs and self._acted:
-            made = self._acted.made(finding.msgs[-1], offender)
+        msgs = finding.msgs
+        current = self._current_flow
+        version = self.spec
+        if version is None and conversation is not None:
+            version = conversation.declared.protocol_version
+        if len(entries) == 1 and msgs and entries[0].seq == msgs[-1]:
+            # The common case, a finding on the hook's one message: what
+            # finding_direction and offending would find, without their loops.
+            offender: Entry | None = entries[0]
+            direction = offender.dir  # type: ignore[union-attr]
+            shown, method, msg_id = offended(offender, current)  # type: ignore[arg-type]
+        else:
+            direction = finding_direction(msgs, entries, self._record)
+            offender, shown, method, msg_id = offending(msgs, entries, current)
+        if msgs and self._acted.any:
+            made = self._acted.made(msgs[-1], offender)
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,
-            msgs=finding.msgs,
+            msgs=msgs,
             message=finding.message if made is None else f"{finding.message} {made_note(made)}",
-            spec=spec_for(rule.spec, self._version(conversation)),
-            era=conversation.era if conversation is not None else None,
+            spec=self._links(rule.spec, version),
+            era=conversation.declared.era if conversation is not None else None,
             method=method,
             msg_id=msg_id,
             excerpt=shown,
@@ -276,16 +294,11 @@ class RuleEngine(AnalysisListener):
             direction == "s2c"
             and self._forced_era is None
             and conversation is not None
+            and conversation.declared.server_modern is None  # (ServerEraHold.waits)
             and listed_era(type(rule)) == "modern"
-            and self._held.waits(conversation)
         ):
             self._held.hold(conversation, reported)
             return
-        if conversation is not None:
+        if conversation is not None and self._held.held:
             self._held.release(conversation, self.report)
         self.report(reported)
-
-    def _version(self, conversation: Conversation | None) -> str | None:
-        if self.spec is not None:
-            return self.spec
-        return conversation.protocol_version if conversation is not None else None

@@ -135,9 +135,14 @@ def offending(
         seq = msgs[-1]
         for entry in entries:
             if entry.seq == seq:
-                method = entry.method
-                if method is None and current is not None and current.number == entry.flow:
-                    method = current.method  # a response: its request's method
-                msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
-                return entry, excerpt(entry), method, msg_id
+                return (entry, *offended(entry, current))
     return None, "", None, None
+
+
+def offended(entry: Entry, current: Flow | None) -> tuple[str, str | None, Any]:
+    """What a report shows of the entry it blames (see :func:`offending`)."""
+    method = entry.method
+    if method is None and current is not None and current.number == entry.flow:
+        method = current.method  # a response: its request's method
+    msg_id = None if entry.id is msgspec.UNSET else shown_id(entry.id)
+    return excerpt(entry), method, msg_id

@@ -51,3 +51,21 @@ def spec_for(url: str, version: str | None) -> str:
         return url
     section = LEGACY_SECTIONS.get(url[len(MODERN_SPEC) + 1 :])
     return f"{LEGACY_SPEC}/{section}" if section is not None else url
+
+
+class SpecLinks:
+    """:func:`spec_for`, remembered by (url, version): an engine's findings repeat both."""
+
+    KEPT = 1024  # links remembered (a version string is whatever the peer sent)
+
+    def __init__(self) -> None:
+        self._links: dict[tuple[str, str | None], str] = {}
+
+    def __call__(self, url: str, version: str | None) -> str:
+        key = (url, version)
+        link = self._links.get(key)
+        if link is None:
+            if len(self._links) >= self.KEPT:
+                self._links.clear()  # ever new version strings: start over
+            link = self._links[key] = spec_for(url, version)
+        return link

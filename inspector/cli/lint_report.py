@@ -7,6 +7,7 @@ This lives in the CLI, the composition root, because it joins the core
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ from mcpeek.rules.engine import Reported
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+#: What the JSON encoder escapes in ASCII text (control characters, quote, backslash);
+#: one regex pass, where str.isprintable looked up every character's Unicode class.
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
 
 
 @dataclass
@@ -93,8 +97,11 @@ def _json_line(
     each string character by character cost lint more than finding most violations);
     ``None`` when the violation has an odd part, for the encoder to write it whole."""
     msgs = v.msgs
-    if v.made is not None or any(type(seq) is not int for seq in msgs):
+    if v.made is not None:
         return None
+    for seq in msgs:  # (a loop, not any() of a generator: once per line)
+        if type(seq) is not int:
+            return None
     parts = []
     for text in (v.rule, v.severity, v.spec):
         shown = known.get(text)
@@ -106,7 +113,7 @@ def _json_line(
     message = v.message
     if type(message) is not str:
         return None
-    if message.isascii() and message.isprintable() and '"' not in message and "\\" not in message:
+    if message.isascii() and _ESCAPED.search(message) is None:
         shown_message = '"' + message + '"'  # what the encoder writes for such text
     else:
         shown_message = encode(message)

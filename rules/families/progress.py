@@ -162,12 +162,20 @@ def is_task_handle(ctx: MessageContext) -> bool:
     return isinstance(result.get("task"), dict) or result.get("resultType") == "task"
 
 
+# (Loops, not any() of a generator: these run on most results and progress notifications,
+# and building the generator cost more than the one or two attempts it looks at.)
 def _any_token(attempts: list[Attempt]) -> bool:
-    return any(attempt.progress_token is not msgspec.UNSET for attempt in attempts)
+    for attempt in attempts:  # noqa: SIM110
+        if attempt.progress_token is not msgspec.UNSET:
+            return True
+    return False
 
 
 def _any_answered(attempts: list[Attempt]) -> bool:
-    return any(attempt.response is not None for attempt in attempts)
+    for attempt in attempts:  # noqa: SIM110
+        if attempt.response is not None:
+            return True
+    return False
 
 
 class ProgressAfterResponse(Rule):
