@@ -76,6 +76,17 @@ class MessageContext:
         #: here rather than in ``__dict__``: merely reading that turns the instance's
         #: inline attributes into a dict (slower reads for every rule after).
         self.computed = 0
+        if self.is_response:
+            # Most rules on a response read its attempt and request: computed here, they
+            # are plain attributes from the start, not a descriptor call each first time.
+            self.attempt = attempt = _attempt(self)
+            self.request = request = attempt.request if attempt is not None else None
+            self.request_conformant = (
+                requests.accepted_in(request.seq)
+                if request is not None and requests is not None
+                else None
+            )
+            self.computed = RESPONSE_BITS
 
     def finding(
         self,
@@ -278,3 +289,5 @@ class RequestMemo:
 
 #: ``params``'s bit in ``MessageContext.computed`` (the engine looks at it per request).
 PARAMS_BIT = LAZY_BITS["params"]
+#: The members a response's context computes at once (see ``MessageContext.__init__``).
+RESPONSE_BITS = LAZY_BITS["attempt"] | LAZY_BITS["request"] | LAZY_BITS["request_conformant"]

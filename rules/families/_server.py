@@ -41,7 +41,9 @@ def may_hold(record: Msg, word: str) -> bool:
     raw = record.raw
     if raw is None:
         return record.raw_b64 is not None
-    return word in raw or "\\u" in raw
+    # ("\\" first: a one-character look is a memchr, several times faster than the
+    # two-character one, and most text holds no backslash at all)
+    return word in raw or ("\\" in raw and "\\u" in raw)
 
 
 def unread(ctx: MessageContext, member: str) -> bool:
