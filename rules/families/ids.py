@@ -262,13 +262,16 @@ class IdReused(Rule):
 def _sweep(in_flight: OrderedDict[Any, tuple[Flow, Attempt]]) -> None:
     """Forget the requests no longer in flight, then the oldest still in flight
     beyond :data:`IN_FLIGHT_LIMIT`."""
-    gone = [  # (not _still_in_flight, inline: thousands of entries per sweep)
-        key
-        for key, (flow, attempt) in in_flight.items()
-        if attempt.response is not None or flow.cancel is not None
+    kept = [  # (_still_in_flight, inline: thousands of entries per sweep)
+        item
+        for item in in_flight.items()
+        if item[1][1].response is None and item[1][0].cancel is None
     ]
-    for key in gone:
-        del in_flight[key]
+    if len(kept) < len(in_flight):
+        # Most are gone by now: the few left put back in order, rather than a
+        # deletion per key from the OrderedDict (a few µs a request, all told).
+        in_flight.clear()
+        in_flight.update(kept)
     while len(in_flight) > IN_FLIGHT_LIMIT:
         in_flight.popitem(last=False)
 

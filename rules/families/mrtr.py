@@ -221,7 +221,9 @@ class _Retry(Rule):
         attempt = ctx.attempt
         if attempt is None or attempt is attempts[0]:
             return None
-        index = next(i for i, a in enumerate(attempts) if a is attempt)
+        index = 1  # (a loop, not next() of a generator: three rules ask on every retry)
+        while attempts[index] is not attempt:  # (it is there: ctx.attempt is one of them)
+            index += 1
         return self.check(ctx, attempt, attempts[:index])
 
     def check(self, ctx: MessageContext, attempt: Attempt, earlier: list[Attempt]) -> Findings:
