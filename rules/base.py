@@ -128,6 +128,11 @@ class Rule:
         engine, and every rule is asked in turn): a family of rules that follow the same
         thing (the HTTP exchanges) follows it once. Default: nothing shared."""
 
+    def ungate(self) -> None:
+        """After :meth:`share`: leave out any shortcut of the rule's own that stands on a
+        conformance check, as the engine's gate off leaves its own (the verifying
+        engine's twin, which must call every hook). Default: none."""
+
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if not cls.id:

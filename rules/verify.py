@@ -38,6 +38,8 @@ class VerifiedRuleEngine(RuleEngine):
         super().__init__(self._found, rules=chosen, **options)
         options["gate"] = False
         self._twin = RuleEngine(self._without_gate.append, rules=chosen, **options)
+        for rule in self._twin.rules:  # (the rules' own checks too: the HTTP header rules')
+            rule.ungate()
 
     def _found(self, violation: Reported) -> None:
         self._with_gate.append(violation)

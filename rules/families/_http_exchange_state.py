@@ -22,6 +22,8 @@ MCP = "io.modelcontextprotocol/"
 JSON = "application/json"
 SSE = "text/event-stream"
 ORIGIN = "http:origin"
+#: the request methods whose params member ``Mcp-Name`` mirrors
+NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 #: ``Rule.directions`` of a rule that judges only what the client sends
 FROM_CLIENT = {kind: "c2s" for kind in ("request", "notification", "result", "error", "invalid")}
 

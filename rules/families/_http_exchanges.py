@@ -91,6 +91,10 @@ class HttpRule(Rule):
     catalog_era: ClassVar[Era | None] = None
     #: the kinds of client message the rule judges (from ``kinds`` and ``directions``)
     client_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: the rule's ``judge`` is silent on a kept client message that
+    #: :func:`~mcpeek.rules.families._http_quiet.quiet` passes, and that check does what
+    #: it would have done meanwhile (set on the class itself: a subclass must vouch anew)
+    head_gated: ClassVar[bool] = False
     transport = "http"
     record_types = frozenset({Http})
 
@@ -100,9 +104,14 @@ class HttpRule(Rule):
 
     def share(self, shared: dict[type, Any]) -> None:
         self.tracker = shared.setdefault(ExchangeTracker, self.tracker)
+        self.tracker.join(self)
+
+    def ungate(self) -> None:
+        self.tracker.checked = False  # every rule judges every kept message
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
+        cls.head_gated = cls.__dict__.get("head_gated", False)
         # The kept client messages a rule judges: those the engine would call its
         # on_message on (its kinds, and its directions: kept messages are the client's).
         cls.client_kinds = frozenset(

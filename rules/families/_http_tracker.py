@@ -23,6 +23,8 @@ back.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.records import Http, Msg, Record
 from mcpeek.rules.base import Follower
@@ -30,6 +32,10 @@ from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange, refresh
 from mcpeek.rules.families._http_kept import keep
+from mcpeek.rules.families._http_quiet import Accepts, quiet
+
+if TYPE_CHECKING:
+    from mcpeek.rules.families._http_exchanges import HttpRule
 
 MAX_EXCHANGES = 1024
 
@@ -63,6 +69,18 @@ class ExchangeTracker(Follower):
         self._ended: Conversation | None = None
         self._ended_late: list[tuple[Exchange, list[Heard]]] = []
         self._answered: tuple[str, Exchange | None, list[Heard]] | None = None
+        #: whether :func:`quiet` stands for every rule it would let the engine skip
+        #: (:meth:`join`); off in the verifying engine's twin
+        self.checked = True
+        self._accepts = Accepts()
+
+    def join(self, rule: HttpRule) -> None:
+        """``rule`` reads this tracker: a rule that judges the client messages kept for a
+        response head, and not the head itself, is skipped on a head :func:`quiet`
+        passes, so that check is used only if it vouches for every such rule."""
+        phases = rule.record_phases or ()
+        if "late-response" in phases and "response" not in phases and not rule.head_gated:
+            self.checked = False
 
     # -- records -----------------------------------------------------------------------
     def on_record(self, record: Record) -> str | None:
@@ -72,8 +90,22 @@ class ExchangeTracker(Follower):
         self.late = []
         if isinstance(record, Http):
             self.follow(record)
-            # the rules that judge messages are wanted at a head or end only if some waited
-            return "late-" + record.phase if self.late else None
+            # the rules that judge messages are wanted at a head or end only if some waited,
+            # and at a head not if it proves them silent on the one that did (_http_quiet)
+            late = self.late
+            if not late:
+                return None
+            exchange = self.current
+            if (
+                len(late) == 1
+                and record.phase == "response"
+                and self.checked
+                and exchange is not None
+            ):
+                ctx, passed = late[0]
+                if quiet(exchange, ctx, passed, self._accepts):
+                    return None
+            return "late-" + record.phase
         if isinstance(record, Msg) and record.dir == "s2c":
             # the server's messages on an exchange (for http.notification-status)
             carrier = self.exchanges.get(record.ch)

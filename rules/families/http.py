@@ -27,6 +27,7 @@ from mcpeek.rules.families._http_exchange_state import (
     FROM_CLIENT,
     JSON,
     MCP,
+    NAME_METHODS,
     SSE,
     STREAMABLE,
     Exchange,
@@ -53,11 +54,10 @@ from mcpeek.rules.families._toolschema import header_annotations
 # Re-exported: the tests import the Value Encoding helpers from here.
 __all__ = ["decode_header", "header_mismatch", "needs_encoding"]
 
-NAME_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
 
 class HttpAccept(HttpRule):
     id = "http.accept"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     summary = "a client POST whose Accept does not list both application/json and text/event-stream"
     spec = f"{STREAMABLE}#sending-messages"
@@ -87,6 +87,7 @@ class HttpAccept(HttpRule):
 
 class HttpProtocolVersionHeader(HttpRule):
     id = "http.protocol-version-header"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     summary = "MCP-Protocol-Version header missing, or different from the body's version (modern)"
     spec = f"{STREAMABLE}#protocol-version-header"
@@ -138,6 +139,7 @@ class HttpProtocolVersionHeader(HttpRule):
 
 class HttpMethodHeader(HttpRule):
     id = "http.method-header"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     catalog_era = "modern"
     summary = "on a request POST, Mcp-Method missing or different from the body's method"
@@ -163,6 +165,7 @@ class HttpMethodHeader(HttpRule):
 
 class HttpNameHeader(HttpRule):
     id = "http.name-header"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     catalog_era = "modern"
     summary = "Mcp-Name missing on tools/call, resources/read, prompts/get, or not the body's name"
@@ -191,6 +194,7 @@ class HttpNameHeader(HttpRule):
 
 class HttpParamHeader(HttpRule):
     id = "http.param-header"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     catalog_era = "modern"
     summary = "an Mcp-Param-* header missing or different from the argument its x-mcp-header names"

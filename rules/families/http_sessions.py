@@ -40,6 +40,7 @@ def _modern_meta(params: Any) -> bool:
 
 class HttpSessionId(HttpRule):
     id = "http.session-id"
+    head_gated = True  # (_http_quiet)
     severity = "warning"
     catalog_era = "modern"
     summary = "the server mints or echoes Mcp-Session-Id in the modern era"

@@ -39,6 +39,7 @@ STATUS_400 = frozenset({-32020, -32021, -32022})
 
 class HttpNotificationStatus(HttpRule):
     id = "http.notification-status"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     summary = "a notification POST not answered with 202 and an empty body (or an error status)"
     spec = f"{STREAMABLE}#sending-messages"
@@ -72,6 +73,7 @@ class HttpNotificationStatus(HttpRule):
 
 class HttpContentType(HttpRule):
     id = "http.content-type"
+    head_gated = True  # (_http_quiet)
     severity = "error"
     summary = "a request POST answered with neither application/json nor text/event-stream"
     spec = f"{STREAMABLE}#sending-messages"
@@ -175,6 +177,7 @@ class HttpSseRequest(HttpRule):
 
 class HttpSseBuffering(HttpRule):
     id = "http.sse-buffering"
+    head_gated = True  # (_http_quiet)
     severity = "warning"
     catalog_era = "modern"
     summary = "an SSE response without X-Accel-Buffering: no (reported once per server)"

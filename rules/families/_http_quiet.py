@@ -1,0 +1,132 @@
+"""The response head of a conformant POST: proof that the header rules have nothing to say.
+
+When a response head comes, the client messages that waited for it are judged
+by every ``http.*`` rule that judges client messages (a dozen of them: most of
+the HTTP rules' cost per exchange). Most exchanges are one request POSTed with
+the headers it should carry and answered with a JSON body or an SSE stream.
+:func:`quiet` checks that case in one pass over what those rules read; when it
+passes, the tracker lets the engine call only the rules that also judge the
+response head itself (``on_http_response``), as on a head that nobody waited
+for. It must be sound: it passes only where every rule it stands for
+(``HttpRule.head_gated``) would find nothing, and it does what they would
+have done meanwhile. The only such effect is :meth:`HttpRule.first_post`'s
+mark on the exchange (a later client message on the same POST is not its
+first), so it marks the exchange for each rule that would have reached that
+call. The rules' other state is untouched on this case: ``http.accept`` only
+caches a good ``Accept``, ``http.sse-buffering`` and ``http.session-id`` change
+theirs only when they report, and ``http.notification-status`` keeps only
+notifications and responses.
+
+The verifying engine's twin runs without it (:meth:`HttpRule.ungate`), so every
+rule test compares the rules' findings with and without it.
+"""
+
+from __future__ import annotations
+
+from mcpeek.rules.context import MessageContext
+from mcpeek.rules.families._http_exchange_state import (
+    JSON,
+    MCP,
+    NAME_METHODS,
+    SSE,
+    Exchange,
+    media_type,
+)
+from mcpeek.rules.families._http_kept import declared_tool
+from mcpeek.rules.families._http_values import header_mismatch
+from mcpeek.rules.families._toolschema import header_annotations
+
+# The ids of the rules whose first_post() the check stands in for (their ``judge``).
+ACCEPT = "http.accept"
+VERSION = "http.protocol-version-header"
+METHOD = "http.method-header"
+NAME = "http.name-header"
+PARAM = "http.param-header"
+CONTENT_TYPE = "http.content-type"
+BUFFERING = "http.sse-buffering"
+VERSION_KEY = MCP + "protocolVersion"
+
+
+class Accepts:
+    """The last ``Accept`` value that listed both media types (clients repeat theirs)."""
+
+    __slots__ = ("good",)
+
+    def __init__(self) -> None:
+        self.good: str | None = None
+
+    def both(self, accept: str | None) -> bool:
+        if accept is None:
+            return False
+        if accept == self.good:
+            return True
+        listed = {media_type(part) for part in accept.split(",")}
+        if JSON in listed and SSE in listed:
+            self.good = accept
+            return True
+        return False
+
+
+def quiet(exchange: Exchange, ctx: MessageContext, passed: bool, accepts: Accepts) -> bool:
+    """Whether no ``head_gated`` rule can find anything on ``ctx``, the one client
+    message that waited for ``exchange``'s response head (just come); if so, the
+    exchange is marked as those rules would have marked it."""
+    if not passed or (ctx.version is not None and ctx.version < "2025-03-26"):
+        return True  # HttpRule.heard: no rule judges it (and none marks anything)
+    if ctx.kind != "request" or exchange.method != "POST" or exchange.judged:
+        return False  # (a notification is counted by http.notification-status)
+    headers = exchange.headers
+    if not accepts.both(headers.get("accept")):
+        return False
+    marks = [ACCEPT]
+    if exchange.success and exchange.status != 202:
+        if exchange.content_type not in (JSON, SSE):
+            return False
+        marks.append(CONTENT_TYPE)
+    header = headers.get("mcp-protocol-version")
+    if ctx.era != "modern":  # (the modern-only rules do not judge it)
+        # http.protocol-version-header: with the header, silent before its first_post
+        # (without it, whether it reports depends on the version it saw negotiated)
+        if header is None:
+            return False
+        exchange.judged.update(marks)
+        return True
+    if exchange.success and "mcp-session-id" in exchange.resp_headers:
+        return False  # http.session-id: whether it reports depends on its memory
+    method = ctx.method
+    if header is None or headers.get("mcp-method") != method:
+        return False
+    body = (ctx.meta or {}).get(VERSION_KEY)
+    if isinstance(body, str) and body != header:
+        return False
+    marks += (VERSION, METHOD)
+    params = ctx.params if isinstance(ctx.params, dict) else {}
+    member = NAME_METHODS.get(method or "")
+    if member is not None:
+        marks.append(NAME)
+        expected = params.get(member)
+        if isinstance(expected, str):
+            name = headers.get("mcp-name")
+            if name is None or header_mismatch(name, expected) is not None:
+                return False
+    if method == "tools/call":
+        marks.append(PARAM)
+        if _annotated(ctx, params.get("name")):
+            return False  # its Mcp-Param-* headers: left to http.param-header
+    if exchange.content_type == SSE:
+        # (marked even when the rule already reported: it then never looks again)
+        buffering = exchange.resp_headers.get("x-accel-buffering")
+        if buffering is None or buffering.strip().lower() != "no":
+            return False
+        marks.append(BUFFERING)
+    exchange.judged.update(marks)
+    return True
+
+
+def _annotated(ctx: MessageContext, name: object) -> bool:
+    """Whether the tool a ``tools/call`` names has valid ``x-mcp-header`` annotations."""
+    tool = declared_tool(ctx, name) if isinstance(name, str) else None
+    if not isinstance(tool, dict):
+        return False
+    annotations = header_annotations(tool.get("inputSchema"))
+    return bool(annotations) and not any(a.problems for a in annotations or ())
