@@ -27,6 +27,8 @@ def needs_encoding(value: str) -> bool:
         return True
     if value.startswith(SENTINEL_PREFIX) and value.endswith(SENTINEL_SUFFIX):
         return True
+    if value.isascii() and value.isprintable():
+        return False  # (" " to "~" only: known at C speed, the usual name or argument)
     return any(not (" " <= c <= "~" or c == "\t") for c in value)
 
 
