@@ -42,10 +42,13 @@ def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
     """Headers by lower-cased name; repeated fields joined with ``", "`` (RFC 9110)."""
     if not pairs:
         return {}
-    # As recorded: lower-case names, none repeated (one C-speed test of all the names).
+    # As recorded: lower-case names, none repeated (one C-speed test of all the names:
+    # lower() has an ASCII fast path, islower() looks each character up).
     out = dict(pairs)
-    if len(out) == len(pairs) and "".join(out).islower():
-        return out
+    if len(out) == len(pairs):
+        names = "".join(out)
+        if names.lower() == names:  # (then each name is its own lower case)
+            return out
     out = {}
     for name, value in pairs or ():
         key = name if name.islower() else name.lower()  # recorded names are lower-case
