@@ -47,6 +47,9 @@ class LifecycleVersionMismatch(Rule):
     message_eras = frozenset({"legacy"})  # (its HTTP records come before any era)
 
     record_types = frozenset({Http})
+    # (the request's header and the end that forgets it: not the response head, which
+    # is most of the HTTP records the engine would call it on)
+    record_phases = frozenset({"request", "end", "late-end"})
 
     def __init__(self) -> None:
         self._state: dict[str, _Versions] = {}
@@ -59,7 +62,8 @@ class LifecycleVersionMismatch(Rule):
             self._headers.pop(record.x, None)
         elif record.phase == "request":
             for name, value in record.headers or ():
-                if name.lower() == "mcp-protocol-version":
+                # (the length first: it rules out the other headers without lowering them)
+                if len(name) == 20 and name.lower() == "mcp-protocol-version":
                     self._headers[record.x] = value
                     if len(self._headers) > WINDOW:
                         self._headers.popitem(last=False)
