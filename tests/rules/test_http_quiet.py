@@ -15,7 +15,9 @@ import pytest
 
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.records import AnyRecord
+from mcpeek.rules.base import catalog
 from mcpeek.rules.engine import Reported, RuleEngine
+from mcpeek.rules.families._http_exchanges import HttpRule
 from mcpeek.rules.families.http import HttpMethodHeader
 from tests.rules.test_http import (
     ACCEPT,
@@ -174,3 +176,18 @@ def test_the_variants_do_find_what_they_break() -> None:
     )
     assert "http.sse-buffering" in found["sse buffered"]
     assert "http.session-id" in found["session echoed"]
+
+
+def test_every_rule_the_check_would_skip_vouches_for_it() -> None:
+    # The tracker hears of the HTTP rules only (HttpRule.share): a rule of another kind
+    # that asked for the heads clients waited for, and not the others, would be skipped
+    # unvouched. None does.
+    skipped = [
+        cls
+        for cls in catalog().values()
+        if cls.record_phases is not None
+        and "late-response" in cls.record_phases
+        and "response" not in cls.record_phases
+    ]
+    assert skipped
+    assert all(issubclass(cls, HttpRule) and cls.head_gated for cls in skipped)
