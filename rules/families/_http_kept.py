@@ -51,10 +51,32 @@ class KeptMessage(MessageContext):
     #: the tool a ``tools/call`` names, as the conversation declared it when it was sent
     tool: Any = None
 
-    def __getattr__(self, name: str) -> Any:
+
+class _NotKept:
+    """A lazy member of a message that :class:`KeptMessage` does not hold: reading it
+    raises, rather than decoding what is left. Those it holds are set on the instance,
+    which Python reads before a descriptor without ``__set__``. (Not ``__getattr__``:
+    every attribute read of such a class takes a slower path, unspecialised.)"""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, ctx: KeptMessage | None, owner: type | None = None) -> Any:
+        if ctx is None:  # (read on the class: the member itself)
+            return self
         raise AttributeError(
-            f"{name}: not kept of a message judged at its response head (see {__name__})"
+            f"{self.name}: not kept of a message judged at its response head (see {__name__})"
         )
+
+
+def _install_not_kept() -> None:
+    for name in LAZY_BITS:
+        setattr(KeptMessage, name, _NotKept(name))
+
+
+_install_not_kept()
 
 
 def keep(ctx: MessageContext) -> KeptMessage:
