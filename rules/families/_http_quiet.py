@@ -23,6 +23,9 @@ rule test compares the rules' findings with and without it.
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._http_exchange_state import (
     JSON,
@@ -33,7 +36,7 @@ from mcpeek.rules.families._http_exchange_state import (
     media_type,
 )
 from mcpeek.rules.families._http_kept import declared_tool
-from mcpeek.rules.families._http_values import header_mismatch
+from mcpeek.rules.families._http_values import SENTINEL_PREFIX, header_mismatch, needs_encoding
 from mcpeek.rules.families._toolschema import header_annotations
 
 # The ids of the rules whose first_post() the check stands in for (their ``judge``).
@@ -71,27 +74,30 @@ def quiet(exchange: Exchange, ctx: MessageContext, passed: bool, accepts: Accept
     """Whether no ``head_gated`` rule can find anything on ``ctx``, the one client
     message that waited for ``exchange``'s response head (just come); if so, the
     exchange is marked as those rules would have marked it."""
-    if not passed or (ctx.version is not None and ctx.version < "2025-03-26"):
+    version = ctx.version
+    if not passed or (version is not None and version < "2025-03-26"):
         return True  # HttpRule.heard: no rule judges it (and none marks anything)
     if ctx.kind != "request" or exchange.method != "POST" or exchange.judged:
         return False  # (a notification is counted by http.notification-status)
     headers = exchange.headers
-    if not accepts.both(headers.get("accept")):
+    accept = headers.get("accept")
+    if accept is None or (accept != accepts.good and not accepts.both(accept)):
         return False
-    marks = [ACCEPT]
-    if exchange.success and exchange.status != 202:
-        if exchange.content_type not in (JSON, SSE):
-            return False
-        marks.append(CONTENT_TYPE)
+    status = exchange.status
+    answered = status is not None and 200 <= status < 300  # (Exchange.success)
+    content_type = exchange.content_type
+    typed = answered and status != 202  # (http.content-type judges its media type)
+    if typed and content_type not in (JSON, SSE):
+        return False
     header = headers.get("mcp-protocol-version")
     if ctx.era != "modern":  # (the modern-only rules do not judge it)
         # http.protocol-version-header: with the header, silent before its first_post
         # (without it, whether it reports depends on the version it saw negotiated)
         if header is None:
             return False
-        exchange.judged.update(marks)
+        exchange.judged.update(_LEGACY_MARKS[typed])
         return True
-    if exchange.success and "mcp-session-id" in exchange.resp_headers:
+    if answered and "mcp-session-id" in exchange.resp_headers:
         return False  # http.session-id: whether it reports depends on its memory
     method = ctx.method
     if header is None or headers.get("mcp-method") != method:
@@ -99,34 +105,56 @@ def quiet(exchange: Exchange, ctx: MessageContext, passed: bool, accepts: Accept
     body = (ctx.meta or {}).get(VERSION_KEY)
     if isinstance(body, str) and body != header:
         return False
-    marks += (VERSION, METHOD)
-    params = ctx.params if isinstance(ctx.params, dict) else {}
+    params = ctx.params
+    if not isinstance(params, dict):
+        params = {}
     member = NAME_METHODS.get(method or "")
     if member is not None:
-        marks.append(NAME)
         expected = params.get(member)
         if isinstance(expected, str):
             name = headers.get("mcp-name")
-            if name is None or header_mismatch(name, expected) is not None:
+            if name is None:
                 return False
-    if method == "tools/call":
-        marks.append(PARAM)
-        if _annotated(ctx, params.get("name")):
+            # (the header as the body has it, plain, and a value that needs no encoding:
+            # no mismatch, known without decoding it)
+            plain = name == expected and not name.startswith(SENTINEL_PREFIX)
+            unsure = not plain or needs_encoding(expected)
+            if unsure and header_mismatch(name, expected) is not None:
+                return False
+    call = method == "tools/call"
+    if call:
+        tool_name = params.get("name")
+        tool = declared_tool(ctx, tool_name) if isinstance(tool_name, str) else None
+        if isinstance(tool, dict) and _annotated(tool):
             return False  # its Mcp-Param-* headers: left to http.param-header
-    if exchange.content_type == SSE:
+    stream = content_type == SSE
+    if stream:
         # (marked even when the rule already reported: it then never looks again)
         buffering = exchange.resp_headers.get("x-accel-buffering")
         if buffering is None or buffering.strip().lower() != "no":
             return False
-        marks.append(BUFFERING)
-    exchange.judged.update(marks)
+    exchange.judged.update(_MODERN_MARKS[typed, member is not None, call, stream])
     return True
 
 
-def _annotated(ctx: MessageContext, name: object) -> bool:
-    """Whether the tool a ``tools/call`` names has valid ``x-mcp-header`` annotations."""
-    tool = declared_tool(ctx, name) if isinstance(name, str) else None
-    if not isinstance(tool, dict):
-        return False
+def _annotated(tool: dict[str, Any]) -> bool:
+    """Whether a tool has valid ``x-mcp-header`` annotations (http.param-header's case)."""
     annotations = header_annotations(tool.get("inputSchema"))
     return bool(annotations) and not any(a.problems for a in annotations or ())
+
+
+def _marks(typed: bool, *more: tuple[bool, str]) -> frozenset[str]:
+    return frozenset(
+        [ACCEPT, *([CONTENT_TYPE] if typed else []), *(rule for wanted, rule in more if wanted)]
+    )
+
+
+# The rules whose first_post() a passed message reaches: http.accept always, the others
+# as the answer (typed: a 2xx other than 202), the method and the stream say.
+_LEGACY_MARKS = {typed: _marks(typed) for typed in (False, True)}
+_MODERN_MARKS = {
+    (typed, named, call, stream): _marks(
+        typed, (True, VERSION), (True, METHOD), (named, NAME), (call, PARAM), (stream, BUFFERING)
+    )
+    for typed, named, call, stream in itertools.product((False, True), repeat=4)
+}

@@ -141,6 +141,9 @@ def _variants() -> dict[str, Wire]:
     call = {"name": "execute_sql", "arguments": {"region": "eu", "query": "q"}}
     annotated.post("tools/call", call, id=10, result={"content": []})
     wires["param missing"] = annotated
+    first = Wire()  # (before any Accept was seen)
+    first.post("tools/call", plain, id=1, drop=("accept",), result={"content": []})
+    wires["no accept, first"] = first
     legacy = Wire(modern=False)
     legacy.post("tools/call", plain, id=1, result={"content": []})
     wires["legacy"] = legacy
@@ -165,6 +168,7 @@ def test_the_variants_do_find_what_they_break() -> None:
     }
     assert found["conformant"] == found["sse"] == found["legacy"] == set()
     assert "http.accept" in found["no accept"] and "http.accept" in found["one type accepted"]
+    assert "http.accept" in found["no accept, first"]
     assert "http.method-header" in found["method differs"]
     assert "http.name-header" in found["name differs"] and "http.name-header" in found["no name"]
     assert "http.protocol-version-header" in found["no version"]
