@@ -95,6 +95,11 @@ class HttpRule(Rule):
     #: :func:`~mcpeek.rules.families._http_quiet.quiet` passes, and that check does what
     #: it would have done meanwhile (set on the class itself: a subclass must vouch anew)
     head_gated: ClassVar[bool] = False
+    #: the rule's hooks on a response head are silent, with nothing to remember, where
+    #: :func:`~mcpeek.rules.families._http_quiet.quiet_head` says so (set on the class
+    #: itself, as ``head_gated``); a rule that judges heads and does not vouch for it is
+    #: called on those heads too (``quiet-response`` among its ``record_phases``)
+    quiet_head: ClassVar[bool] = False
     transport = "http"
     record_types = frozenset({Http})
 
@@ -112,6 +117,7 @@ class HttpRule(Rule):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls.head_gated = cls.__dict__.get("head_gated", False)
+        cls.quiet_head = cls.__dict__.get("quiet_head", False)
         # The kept client messages a rule judges: those the engine would call its
         # on_message on (its kinds, and its directions: kept messages are the client's).
         cls.client_kinds = frozenset(
@@ -129,6 +135,8 @@ class HttpRule(Rule):
             phases |= {"response", "late-response"}
         if cls.on_http_end is not HttpRule.on_http_end:
             phases |= {"end", "late-end"}
+        if phases & {"response", "late-response"} and not (cls.head_gated or cls.quiet_head):
+            phases.add("quiet-response")
         cls.record_phases = frozenset(phases)
 
     # -- following the exchanges (the tracker did, just before) ------------------------

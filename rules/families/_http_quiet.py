@@ -137,6 +137,27 @@ def quiet(exchange: Exchange, ctx: MessageContext, passed: bool, accepts: Accept
     return True
 
 
+def quiet_head(exchange: Exchange, ctx: MessageContext) -> bool:
+    """After :func:`quiet` passed: whether the rules that judge the head itself and
+    vouch for this (``HttpRule.quiet_head``) have nothing to do on it either, nor on
+    ``ctx``: a POST (http.get-stream judges GET and DELETE) whose request names no
+    session (http.session-terminated, and http.session-missing's look at a session's
+    end), from a client whose ``_meta`` says it is modern (http.session-missing's
+    judgment of the message, whatever sessions it saw)."""
+    return (
+        exchange.method == "POST"
+        and "mcp-session-id" not in exchange.headers
+        and modern_meta(ctx.params)
+    )
+
+
+def modern_meta(params: Any) -> bool:
+    """Whether a request's ``_meta`` names a modern protocol version."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(VERSION_KEY) if isinstance(meta, dict) else None
+    return isinstance(version, str) and version >= "2026-07-28"
+
+
 def _annotated(tool: dict[str, Any]) -> bool:
     """Whether a tool has valid ``x-mcp-header`` annotations (http.param-header's case)."""
     annotations = header_annotations(tool.get("inputSchema"))

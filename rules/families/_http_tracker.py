@@ -32,7 +32,7 @@ from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import ORIGIN, Exchange, refresh
 from mcpeek.rules.families._http_kept import keep
-from mcpeek.rules.families._http_quiet import Accepts, quiet
+from mcpeek.rules.families._http_quiet import Accepts, quiet, quiet_head
 
 if TYPE_CHECKING:
     from mcpeek.rules.families._http_exchanges import HttpRule
@@ -104,7 +104,7 @@ class ExchangeTracker(Follower):
             ):
                 ctx, passed = late[0]
                 if quiet(exchange, ctx, passed, self._accepts):
-                    return None
+                    return "quiet-response" if quiet_head(exchange, ctx) else None
             return "late-" + record.phase
         if isinstance(record, Msg) and record.dir == "s2c":
             # the server's messages on an exchange (for http.notification-status)

@@ -12,15 +12,12 @@ How the rules follow the exchanges is in :mod:`mcpeek.rules.families._http_excha
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcpeek.rules.base import Finding, Findings
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, Lru
 from mcpeek.rules.families._http_exchange_state import (
     FROM_CLIENT,
     LEGACY_TRANSPORTS,
-    MCP,
     STREAMABLE,
     Exchange,
 )
@@ -29,13 +26,8 @@ from mcpeek.rules.families._http_exchanges import (
     post_without,
     what,
 )
+from mcpeek.rules.families._http_quiet import modern_meta
 from mcpeek.rules.families._messages import shown
-
-
-def _modern_meta(params: Any) -> bool:
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(MCP + "protocolVersion") if isinstance(meta, dict) else None
-    return isinstance(version, str) and version >= "2026-07-28"
 
 
 class HttpSessionId(HttpRule):
@@ -72,6 +64,7 @@ class HttpSessionId(HttpRule):
 
 class HttpGetStream(HttpRule):
     id = "http.get-stream"
+    quiet_head = True  # (_http_quiet.quiet_head)
     severity = "info"
     catalog_era = "modern"
     summary = "a GET/DELETE to the MCP endpoint (legacy client); the server SHOULD answer 405"
@@ -106,6 +99,7 @@ class HttpGetStream(HttpRule):
 
 class HttpSessionMissing(HttpRule):
     id = "http.session-missing"
+    quiet_head = True  # (_http_quiet.quiet_head)
     severity = "error"
     catalog_era = "legacy"
     summary = "after an initialize that returned Mcp-Session-Id, a client request without it"
@@ -129,7 +123,7 @@ class HttpSessionMissing(HttpRule):
         if not self._sessions or "mcp-session-id" in exchange.headers:
             return None
         forced_modern = ctx.era == "modern" and ctx.conversation.era != "modern"
-        if ctx.method == "initialize" or forced_modern or _modern_meta(ctx.params):
+        if ctx.method == "initialize" or forced_modern or modern_meta(ctx.params):
             return None
         if not self.first_post(ctx, exchange):
             return None
@@ -179,6 +173,7 @@ class HttpSessionTerminated(HttpRule):
     of it was answered 2xx, or once the server answered 404 for it."""
 
     id = "http.session-terminated"
+    quiet_head = True  # (_http_quiet.quiet_head)
     severity = "error"
     catalog_era = "legacy"
     summary = "a request with a terminated session id answered other than 404"

@@ -2,7 +2,9 @@
 
 On a head that one well-formed client request waited for, the rules that only
 judge client messages (``HttpRule.head_gated``) are not called: the check
-proves they would find nothing and marks the exchange as they would have.
+proves they would find nothing and marks the exchange as they would have; on
+a POST that names no session from a modern client, neither are the rules that
+judge the head itself and vouch for it (``HttpRule.quiet_head``).
 These tests pin that the check is used, that it stands only for the rules that
 vouch for it, and that the findings are those of the rules called every time.
 """
@@ -19,6 +21,7 @@ from mcpeek.rules.base import catalog
 from mcpeek.rules.engine import Reported, RuleEngine
 from mcpeek.rules.families._http_exchanges import HttpRule
 from mcpeek.rules.families.http import HttpMethodHeader
+from mcpeek.rules.families.http_sessions import HttpSessionTerminated
 from tests.rules.test_http import (
     ACCEPT,
     JSON_CT,
@@ -83,6 +86,39 @@ def test_a_post_the_check_turns_away_is_judged() -> None:
     assert "has no Mcp-Method header" in v.message
 
 
+class _HeadVouching(HttpSessionTerminated):
+    """http.session-terminated, counting the heads it judges (registered under no id)."""
+
+    id = ""
+    quiet_head = True
+    calls = 0
+
+    def on_http_response(self, exchange):  # type: ignore[no-untyped-def]
+        type(self).calls += 1
+        return super().on_http_response(exchange)
+
+
+class _HeadNotVouching(_HeadVouching):
+    """The same rule, not vouching for the check (a subclass must say so itself)."""
+
+    calls = 0
+
+
+@pytest.mark.parametrize(
+    ("options", "judged"),
+    [({}, 0), ({"add": (("mcp-session-id", "s1"),)}, 1), ({"drop": ("mcp-method",)}, 1)],
+)
+def test_a_head_rule_that_vouches_is_called_only_where_the_check_cannot_stand_for_it(
+    options: dict[str, Any], judged: int
+) -> None:
+    w = Wire()
+    w.post("tools/call", {"name": "t", "arguments": {}}, id=1, result={"content": []}, **options)
+    _HeadVouching.calls = _HeadNotVouching.calls = 0
+    _lint(w.records, [HttpMethodHeader, _HeadVouching, _HeadNotVouching])
+    assert _HeadVouching.calls == judged
+    assert _HeadNotVouching.calls == 1  # (every head, as before the check)
+
+
 def test_a_rule_that_does_not_vouch_for_the_check_turns_it_off() -> None:
     w = Wire()
     w.post("tools/call", {"name": "t", "arguments": {}}, id=1, result={"content": []})
@@ -130,6 +166,8 @@ def _variants() -> dict[str, Wire]:
         "session echoed": {"resp_headers": [JSON_CT, ("mcp-session-id", "s")]},
         "accepted": {"status": 202, "resp_headers": []},
         "error status": {"status": 500, "resp_headers": []},
+        "session sent": {"add": (("mcp-session-id", "s1"),)},
+        "no _meta version": {"meta": {"io.modelcontextprotocol/protocolVersion": None}},
     }
     wires = {}
     for name, options in cases.items():
@@ -195,3 +233,18 @@ def test_every_rule_the_check_would_skip_vouches_for_it() -> None:
     ]
     assert skipped
     assert all(issubclass(cls, HttpRule) and cls.head_gated for cls in skipped)
+    # and on a head it proves the head rules silent on too (quiet-response)
+    heads = {"response", "late-response"}
+    skipped = [
+        cls
+        for cls in catalog().values()
+        if cls.record_phases is not None
+        and heads & cls.record_phases
+        and "quiet-response" not in cls.record_phases
+    ]
+    assert {cls.id for cls in skipped if getattr(cls, "quiet_head", False)} == {
+        "http.get-stream",
+        "http.session-missing",
+        "http.session-terminated",
+    }
+    assert all(issubclass(cls, HttpRule) and (cls.head_gated or cls.quiet_head) for cls in skipped)
