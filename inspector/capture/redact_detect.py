@@ -155,7 +155,14 @@ _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 def _other_candidate(text: str) -> bool:
     # Substring tests first: a regex over a megabyte costs milliseconds (this one's
     # alternation with "PRIVATE KEY" cost 20 times more: it hid the literal prefix).
-    return "PRIVATE KEY" in text or ("://" in text and bool(_URL_PASSWORD.search(text)))
+    if "PRIVATE KEY" in text:
+        return True
+    if len(text) > _WHOLE:
+        # A long text goes to the regex at once: its search for the literal "://"
+        # costs half what ``in`` does for a needle that short (6.5 against 11.4 ms
+        # on 16 MB), and the answer is the same.
+        return _URL_PASSWORD.search(text) is not None
+    return "://" in text and bool(_URL_PASSWORD.search(text))
 
 
 class SecretDetector:
