@@ -201,7 +201,9 @@ class SecretDetector:
         if not windows:
             return []
         found = []
-        if "PRIVATE KEY" in text:
+        # Windows short of the whole text mean that its scan ruled a private key out
+        # (see _long_windows): a second search of a 16 MB text would cost 4.5 ms.
+        if windows[0] == (0, len(text)) and "PRIVATE KEY" in text:
             found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
         selected_in = _windows_text(text, windows)
         if selected_in is not text:
