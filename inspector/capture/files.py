@@ -144,7 +144,7 @@ def open_beside(path: Path) -> tuple[int, Path]:
     return fd, beside
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     """Hand all of ``data`` to the kernel (``os.write`` may take less than asked)."""
     written = os.write(fd, data)
     if written == len(data):  # all but always, for a regular file: no view to make

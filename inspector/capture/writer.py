@@ -3,8 +3,9 @@
 The writer numbers records (``seq``), stamps them (``t``), redacts secrets
 (:mod:`.redact`: credential headers, query parameters, form bodies, JSON
 members, what detect-secrets recognises), and hands each batch to the kernel
-at once, in one ``os.write`` of whole lines (no fsync), as ``tcpdump -U``
-does per packet: the proxies emit a batch right after forwarding the chunk it
+at once, in one ``os.write`` of whole lines (no fsync; a batch holding a text
+of 4 MiB or more in a few, one per 1 MiB of it, see :mod:`.sliced`), as
+``tcpdump -U`` does per packet: the proxies emit a batch right after forwarding the chunk it
 came from, so a proxy killed with SIGKILL loses at most the record in flight,
 and a crash leaves at most one incomplete last line, which readers ignore.
 After a failed write (a full disk) nothing more is written, so that a torn
@@ -27,7 +28,8 @@ from mcpeek.inspector import __version__
 from mcpeek.inspector.capture.files import open_beside, open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
-from mcpeek.inspector.records import Header, Http, SeqRecord, clock, store_header_bytes
+from mcpeek.inspector.capture.sliced import escaped, is_sliced, parts
+from mcpeek.inspector.records import Header, Http, Msg, SeqRecord, clock, store_header_bytes
 
 
 def redact_value(value: str | bytes) -> str:
@@ -141,6 +143,7 @@ class CaptureWriter:
         seq = self._next_seq
         now = 0.0
         redactor = self._redactor
+        sliced = False
         for record in records:
             record.seq = seq
             seq += 1
@@ -149,7 +152,9 @@ class CaptureWriter:
                 record.t = now
             if redactor is not None:
                 redactor.record(record)
-            if type(record) is Http and record.headers:
+            if type(record) is Msg:
+                sliced = sliced or is_sliced(record)
+            elif type(record) is Http and record.headers:
                 if redactor is not None:
                     if redactor.headers(record):
                         continue  # all ASCII: nothing to store in Base64
@@ -160,11 +165,22 @@ class CaptureWriter:
                 # Never a reason to lose the record: values that are not UTF-8 go
                 # in Base64 (``headers_b64``), as ``raw_b64`` does for messages.
                 store_header_bytes(record)
+        if sliced:  # a long text: escaped and written a slice at a time (see .sliced)
+            pieces = parts(self._encoder, records)
+            self._next_seq = seq
+            for piece in pieces:
+                if isinstance(piece, bytes):
+                    if piece:
+                        self._write_out(piece)
+                else:
+                    for view in escaped(self._encoder, piece):
+                        self._write_out(view)
+            return
         encoded = self._encoder.encode_lines(records)
         self._next_seq = seq  # only once encoded: a failed batch leaves no gap in seq
         self._write_out(encoded)
 
-    def _write_out(self, data: bytes) -> None:
+    def _write_out(self, data: bytes | memoryview) -> None:
         try:
             write_all(self._fd, data)
         except OSError as exc:
