@@ -18,7 +18,12 @@ import re
 
 from mcpeek.inspector.capture.redact_literals import required_literals
 from mcpeek.inspector.capture.redact_rules import marker
-from mcpeek.inspector.capture.redact_runs import TOKEN_CHARS_ASCII, runs_outside_blobs
+from mcpeek.inspector.capture.redact_runs import (
+    TOKEN_CHARS_ASCII,
+    between_blobs,
+    runs_outside_blobs,
+)
+from mcpeek.inspector.capture.redact_signs import candidate_between_blobs, other_candidate
 
 # Module and class of each plugin used. Imported when a detector is built,
 # not with this module: detect-secrets takes a few hundred milliseconds to
@@ -80,7 +85,6 @@ _SHAPE_TABLE = "".join(
     for i in range(128)
 )
 _RUN = "\x01" * 16
-_URL_PASSWORD = re.compile(r"://[^\s/@]+@")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
 _CONTEXT = 64
@@ -122,7 +126,7 @@ def scan(text: str) -> Scan:
     # Not ASCII: characters past the table are kept as they are, never a 1.
     marks = text.translate(_SHAPE_TABLE if short else _RUN_TABLE)
     if _RUN not in marks:
-        return ([(0, len(text))] if _other_candidate(text) else []), ascii_text, ""
+        return ([(0, len(text))] if other_candidate(text) else []), ascii_text, ""
     # Short: one window would hold it all anyway. Not ASCII: a run's end is
     # not found by looking for a 0.
     return [(0, len(text))], ascii_text, marks if short else ""
@@ -131,10 +135,11 @@ def scan(text: str) -> Scan:
 def _long_windows(text: str) -> list[tuple[int, int]]:
     """The windows of a long ASCII text: around each run (not a blob's), with
     some context."""
-    if _other_candidate(text):
+    segments = between_blobs(text)
+    if candidate_between_blobs(text, segments):
         return [(0, len(text))]
     windows: list[tuple[int, int]] = []
-    for at, end in runs_outside_blobs(text):
+    for at, end in runs_outside_blobs(text, segments=segments):
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
             if windows and window[0] <= windows[-1][1]:
@@ -150,19 +155,6 @@ _PRIVATE_KEY_BLOCK = re.compile(
     re.DOTALL,
 )
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
-
-
-def _other_candidate(text: str) -> bool:
-    # Substring tests first: a regex over a megabyte costs milliseconds (this one's
-    # alternation with "PRIVATE KEY" cost 20 times more: it hid the literal prefix).
-    if "PRIVATE KEY" in text:
-        return True
-    if len(text) > _WHOLE:
-        # A long text goes to the regex at once: its search for the literal "://"
-        # costs half what ``in`` does for a needle that short (6.5 against 11.4 ms
-        # on 16 MB), and the answer is the same.
-        return _URL_PASSWORD.search(text) is not None
-    return "://" in text and bool(_URL_PASSWORD.search(text))
 
 
 class SecretDetector:

@@ -30,15 +30,33 @@ BLOB_LENGTH = 8192
 _BLOB_BYTES = bytes(1 if chr(i) in TOKEN_CHARS_ASCII + "/" else 0 for i in range(256))
 
 
-def runs_outside_blobs(
+def between_blobs(
     text: str, step: int = SLICE, blob_length: int = BLOB_LENGTH
-) -> Iterator[tuple[int, int]]:
-    """:func:`long_runs` of the ASCII ``text``, but for those inside a blob."""
+) -> list[tuple[int, int]]:
+    """The stretches of the ASCII ``text`` outside its blobs, as (start, end), in order
+    (some may be empty): each blob lies between two of them."""
+    segments = []
     at = 0
     for start, end in long_runs(text, step, _BLOB_BYTES, blob_length):
-        yield from ((at + a, at + b) for a, b in long_runs(text[at:start], step))
+        segments.append((at, start))
         at = end
-    yield from ((at + a, at + b) for a, b in long_runs(text[at:], step))
+    segments.append((at, len(text)))
+    return segments
+
+
+def runs_outside_blobs(
+    text: str,
+    step: int = SLICE,
+    blob_length: int = BLOB_LENGTH,
+    segments: list[tuple[int, int]] | None = None,
+) -> Iterator[tuple[int, int]]:
+    """:func:`long_runs` of the ASCII ``text``, but for those inside a blob
+    (``segments``: its :func:`between_blobs`, if made)."""
+    if segments is None:
+        segments = between_blobs(text, step, blob_length)
+    for at, end in segments:
+        if at < end:
+            yield from ((at + a, at + b) for a, b in long_runs(text[at:end], step))
 
 
 def long_runs(

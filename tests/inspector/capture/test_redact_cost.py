@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
-from mcpeek.inspector.capture.redact_runs import long_runs, runs_outside_blobs
+from mcpeek.inspector.capture.redact_runs import between_blobs, long_runs, runs_outside_blobs
+from mcpeek.inspector.capture.redact_signs import candidate_between_blobs, other_candidate
 from mcpeek.inspector.capture.redact_text import _FIELD_HINTS, _has_field_hint
 
 # A run of token characters (a UUID, a progress token, padding) made every
@@ -136,6 +137,35 @@ def test_runs_outside_blobs_are_the_runs_no_blob_holds(pieces, step) -> None:  #
         if not any(a <= m.start() and m.end() <= b for a, b in blobs)
     ]
     assert list(runs_outside_blobs(text, step, blob_length=30)) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            ["a", "Z9", " ", ":", "/", "@", "://", "PRIVATE", " KEY", "x" * 15, "b/" * 20]
+        ),
+        max_size=40,
+    ),
+    st.integers(1, 40),
+)
+def test_signs_found_between_blobs_are_those_of_the_whole_text(pieces, step) -> None:  # type: ignore[no-untyped-def]
+    # A private key's header or a URL's password next to a blob, or a password
+    # running on through one, is found as in the whole text.
+    text = "".join(pieces)
+    segments = between_blobs(text, step, blob_length=30)
+    assert candidate_between_blobs(text, segments) == other_candidate(text)
+    assert list(runs_outside_blobs(text, step, segments=segments)) == list(
+        runs_outside_blobs(text, step, blob_length=30)
+    )
+
+
+def test_a_url_password_running_through_a_blob_is_found() -> None:
+    blob = "x" * 40
+    text = "see postgres://alice" + blob + "pw@db and more"
+    segments = between_blobs(text, blob_length=30)
+    assert len(segments) == 2  # the blob lies between the two
+    assert candidate_between_blobs(text, segments)
+    assert not candidate_between_blobs(text.replace("@", " "), segments)
 
 
 def test_a_standard_base64_blob_makes_no_window_but_its_neighbours_do() -> None:
