@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from mcpeek.inspector.capture.redact_literals import required_literals
+from mcpeek.inspector.capture.redact_literals import alternation, required_literals
 from mcpeek.inspector.capture.redact_rules import marker
 from mcpeek.inspector.capture.redact_runs import (
     TOKEN_CHARS_ASCII,
@@ -107,7 +107,9 @@ _SHAPES = {
 }
 
 
-Scan = tuple[list[tuple[int, int]], bool, str]
+# The windows, whether the text is ASCII, a short text's map (see scan), and a long
+# ASCII text's stretches between blobs (see .redact_runs.between_blobs).
+Scan = tuple[list[tuple[int, int]], bool, str, list[tuple[int, int]] | None]
 
 
 def candidates(text: str) -> list[tuple[int, int]]:
@@ -117,25 +119,26 @@ def candidates(text: str) -> list[tuple[int, int]]:
 
 
 def scan(text: str) -> Scan:
-    """:func:`candidates`, whether ``text`` is ASCII, and, for a short text, its
-    map through ``_SHAPE_TABLE`` (``""`` for a long one)."""
+    """:func:`candidates`, whether ``text`` is ASCII, for a short text its map
+    through ``_SHAPE_TABLE`` (``""`` for a long one), for a long ASCII one the
+    stretches between its blobs (``None`` for any other)."""
     ascii_text = text.isascii()
     short = len(text) <= _WHOLE
     if ascii_text and not short:
-        return _long_windows(text), True, ""
+        segments = between_blobs(text)
+        return _long_windows(text, segments), True, "", segments
     # Not ASCII: characters past the table are kept as they are, never a 1.
     marks = text.translate(_SHAPE_TABLE if short else _RUN_TABLE)
     if _RUN not in marks:
-        return ([(0, len(text))] if other_candidate(text) else []), ascii_text, ""
+        return ([(0, len(text))] if other_candidate(text) else []), ascii_text, "", None
     # Short: one window would hold it all anyway. Not ASCII: a run's end is
     # not found by looking for a 0.
-    return [(0, len(text))], ascii_text, marks if short else ""
+    return [(0, len(text))], ascii_text, marks if short else "", None
 
 
-def _long_windows(text: str) -> list[tuple[int, int]]:
+def _long_windows(text: str, segments: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The windows of a long ASCII text: around each run (not a blob's), with
     some context."""
-    segments = between_blobs(text)
     if candidate_between_blobs(text, segments):
         return [(0, len(text))]
     windows: list[tuple[int, int]] = []
@@ -184,12 +187,12 @@ class SecretDetector:
         # any of the others rules most texts out before testing them one by one.
         self._lower = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if lower]
         self._cased = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if not lower]
-        self._gate = re.compile(_alternation([lit for lit, _ in self._cased]))
+        self._gate = re.compile(alternation([lit for lit, _ in self._cased]))
 
     def spans(self, text: str, scanned: Scan | None = None) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
         text that cannot hold one (``scanned``: its :func:`scan`, if made)."""
-        windows, ascii_text, marks = scanned or scan(text)
+        windows, ascii_text, marks, _ = scanned or scan(text)
         if not windows:
             return []
         found = []
@@ -239,24 +242,6 @@ class SecretDetector:
             at = end
         pieces.append(text[at:])
         return "".join(pieces)
-
-
-def _alternation(literals: list[str]) -> str:
-    """A regex that matches any of ``literals``, as a tree of their common
-    prefixes (``A(?:C|KC|P)``): ``re`` tries one branch per first character
-    where a flat alternation tried them all, at every position of the text."""
-    if not literals:
-        return "(?!)"  # nothing to find
-    by_first: dict[str, list[str]] = {}
-    for literal in literals:
-        by_first.setdefault(literal[:1], []).append(literal[1:])
-    branches = []
-    for first, rests in sorted(by_first.items()):
-        if "" in rests:  # the literal ends here: a longer one it starts is implied
-            branches.append(re.escape(first))
-        else:
-            branches.append(re.escape(first) + _alternation(rests))
-    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 def _windows_text(text: str, windows: list[tuple[int, int]]) -> str:

@@ -55,3 +55,21 @@ def _literal_options(sequence: Any) -> list[set[str]]:
     if run:
         out.append({"".join(run)})
     return out
+
+
+def alternation(literals: list[str]) -> str:
+    """A regex that matches any of ``literals``, as a tree of their common
+    prefixes (``A(?:C|KC|P)``): ``re`` tries one branch per first character
+    where a flat alternation tried them all, at every position of the text."""
+    if not literals:
+        return "(?!)"  # nothing to find
+    by_first: dict[str, list[str]] = {}
+    for literal in literals:
+        by_first.setdefault(literal[:1], []).append(literal[1:])
+    branches = []
+    for first, rests in sorted(by_first.items()):
+        if "" in rests:  # the literal ends here: a longer one it starts is implied
+            branches.append(re.escape(first))
+        else:
+            branches.append(re.escape(first) + alternation(rests))
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

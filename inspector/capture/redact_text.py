@@ -42,12 +42,12 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched."""
-    named = _has_field_hint(raw)
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it, not from the strings,
     # which are then scanned anyway: the raw text's windows are found once, and
     # its patterns run only if it has no escape.
     scanned = scan(raw)
+    named = _has_field_hint(raw, scanned[3])
     scan_strings = bool(scanned[0]) and ("\\" in raw or bool(detector.spans(raw, scanned)))
     if not named and not scan_strings:
         return None
@@ -81,14 +81,24 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     return None if out == raw else out
 
 
-def _has_field_hint(raw: str) -> bool:
-    """Whether ``raw`` may have a member named like a credential."""
+def _has_field_hint(raw: str, segments: list[tuple[int, int]] | None = None) -> bool:
+    """Whether ``raw`` may have a member named like a credential (``segments``: its
+    stretches between blobs, if known; see .redact_runs.between_blobs)."""
     if len(raw) > _NAMES_ONLY:
         # Nine substring searches cost milliseconds per megabyte: in a big
         # message, only the member names are searched.
         # Each name once: a big message repeats a few (an array of 200k objects
         # made 5 million tests of 600k names).
-        names = set(_MEMBER_NAME.findall(raw))
+        if segments is None:
+            names = set(_MEMBER_NAME.findall(raw))
+        else:
+            # Only between the blobs: a name's quotes and colon are no blob's
+            # characters, and a blob is far longer than a name, so every name
+            # lies in one stretch, where the search finds the same ones.
+            names = set()
+            for start, end in segments:
+                if start < end:
+                    names.update(_MEMBER_NAME.findall(raw, start, end))
         named = {n.lower() for n in names if n not in STRUCTURAL_FIELDS}
         return any(hint in name for name in named for hint in _FIELD_HINTS)
     # "progressToken" is in most requests' _meta and every progress

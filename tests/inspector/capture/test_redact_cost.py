@@ -159,6 +159,25 @@ def test_signs_found_between_blobs_are_those_of_the_whole_text(pieces, step) -> 
     )
 
 
+@given(
+    st.lists(
+        st.sampled_from(['"', '":', " ", "\\", "token", "Key", "id", "x" * 60, "b/" * 60]),
+        max_size=40,
+    ),
+)
+def test_member_names_found_between_blobs_are_those_of_the_whole_text(pieces) -> None:  # type: ignore[no-untyped-def]
+    # Names next to a blob, or cut short by one, are found as in the whole text
+    # (blobs of 200 characters here, longer than any name, as the real ones are).
+    text = "".join(pieces) + '"' + "y" * 70_000  # long enough to search names only
+    segments = between_blobs(text, blob_length=200)
+    names = set(re.findall(r'"([^"\\]{1,100})"\s*:', text))
+    assert _has_field_hint(text, segments) == _has_field_hint(text)
+    between: set[str] = set()
+    for start, end in segments:
+        between.update(re.findall(r'"([^"\\]{1,100})"\s*:', text[:end][start:]))
+    assert between == names
+
+
 def test_a_url_password_running_through_a_blob_is_found() -> None:
     blob = "x" * 40
     text = "see postgres://alice" + blob + "pw@db and more"
