@@ -28,7 +28,7 @@ from mcpeek.inspector import __version__
 from mcpeek.inspector.capture.files import open_beside, open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
-from mcpeek.inspector.capture.sliced import escaped, is_sliced, parts
+from mcpeek.inspector.capture.sliced import SLICED, escaped, is_sliced, parts
 from mcpeek.inspector.records import Header, Http, Msg, SeqRecord, clock, store_header_bytes
 
 
@@ -153,7 +153,9 @@ class CaptureWriter:
             if redactor is not None:
                 redactor.record(record)
             if type(record) is Msg:
-                sliced = sliced or is_sliced(record)
+                # Inline (this runs for every message): most are far too short.
+                if record.raw is not None and len(record.raw) >= SLICED:
+                    sliced = sliced or is_sliced(record)
             elif type(record) is Http and record.headers:
                 if redactor is not None:
                     if redactor.headers(record):
