@@ -197,8 +197,10 @@ class SecretDetector:
             return []
         found = []
         # Windows short of the whole text mean that its scan ruled a private key out
-        # (see _long_windows): a second search of a 16 MB text would cost 4.5 ms.
-        if windows[0] == (0, len(text)) and "PRIVATE KEY" in text:
+        # (see _long_windows): a second search of a 16 MB text would cost 4.5 ms. A
+        # short text's window is always the whole (and the length test is cheaper).
+        whole = len(text) <= _WHOLE or windows[0] == (0, len(text))
+        if whole and "PRIVATE KEY" in text:
             found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
         selected_in = _windows_text(text, windows)
         if selected_in is not text:
