@@ -38,12 +38,10 @@ from mcpeek.rules.reported import (
     GATE_UNSOUND,
     RULE_CRASHED,
     Reported,
+    blamed,
     crash_report,
-    finding_direction,
     flag_line,
     made_note,
-    offended,
-    offending,
     version_era,
 )
 from mcpeek.rules.spec_links import SpecLinks
@@ -266,15 +264,7 @@ class RuleEngine(AnalysisListener):
         version = self.spec
         if version is None and conversation is not None:
             version = conversation.declared.protocol_version
-        if len(entries) == 1 and msgs and entries[0].seq == msgs[-1]:
-            # The common case, a finding on the hook's one message: what
-            # finding_direction and offending would find, without their loops.
-            offender: Entry | None = entries[0]
-            direction = offender.dir  # type: ignore[union-attr]
-            shown, method, msg_id = offended(offender, current)  # type: ignore[arg-type]
-        else:
-            direction = finding_direction(msgs, entries, self._record)
-            offender, shown, method, msg_id = offending(msgs, entries, current)
+        direction, offender, shown, method, msg_id = blamed(msgs, entries, self._record, current)
         if msgs and self._acted.any:
             made = self._acted.made(msgs[-1], offender)
         reported = Reported(

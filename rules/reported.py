@@ -139,6 +139,17 @@ def offending(
     return None, "", None, None
 
 
+def blamed(
+    msgs: list[int], entries: list[Entry], record: Record | None, current: Flow | None
+) -> tuple[str | None, Entry | None, str, str | None, Any]:
+    """A finding's direction (:func:`finding_direction`), then what :func:`offending`
+    says of it. The common case, a finding on the hook's one message, takes no loop."""
+    if len(entries) == 1 and msgs and entries[0].seq == msgs[-1]:
+        entry = entries[0]
+        return (entry.dir, entry, *offended(entry, current))
+    return (finding_direction(msgs, entries, record), *offending(msgs, entries, current))
+
+
 def offended(entry: Entry, current: Flow | None) -> tuple[str, str | None, Any]:
     """What a report shows of the entry it blames (see :func:`offending`)."""
     method = entry.method
