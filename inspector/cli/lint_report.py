@@ -78,16 +78,48 @@ def write_problems(results: Sequence[FileResult], err: TextIO) -> None:
             print(f"mcpeek: note: {result.path}: {problem}", file=err)
 
 
+class JsonLines:
+    """``lint --format json``: one line per violation, written as the engine reports it
+    (:meth:`add`), so that lint holds no finding in memory, however many a capture
+    makes. A failed write (``| head``, a full disk) is kept in :attr:`error` and ends
+    the writing: the engine calls :meth:`add` inside its guard for the rule that
+    reported, where an exception would count as the rule's crash."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        # One encoder for every line: json.dumps with any non-default option builds a
+        # new JSONEncoder per call, which cost lint as much as encoding the line did.
+        self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        self.error: OSError | None = None
+        self.path = ""
+        self._known: dict[str, str] = {}  # the JSON text of each rule id, severity, spec
+        self._head = ""
+
+    def start(self, path: str) -> None:
+        """The lines that follow are about the capture ``path``."""
+        self.path = path
+        self._known = {}
+        self._head = '{"file": ' + self._encode(path) + ', "rule": '
+
+    def add(self, v: Reported) -> None:
+        if self.error is not None:
+            return
+        line = _json_line(v, self._head, self._known, self._encode)
+        try:
+            self._out.write((line or self._encode(lint_json(self.path, v))) + "\n")
+        except OSError as exc:
+            self.error = exc
+
+
 def write_json(results: Sequence[FileResult], out: TextIO) -> None:
-    # One encoder for every line: json.dumps with any non-default option builds a new
-    # JSONEncoder per call, which cost lint as much as encoding the line did.
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    """Every violation of ``results``, a JSON line each (as :class:`JsonLines` writes)."""
+    lines = JsonLines(out)
     for result in results:
-        known: dict[str, str] = {}  # the JSON text of each rule id, severity, spec URL
-        head = '{"file": ' + encode(result.path) + ', "rule": '
+        lines.start(result.path)
         for v in result.violations:
-            line = _json_line(v, head, known, encode)
-            out.write((line or encode(lint_json(result.path, v))) + "\n")
+            lines.add(v)
+    if lines.error is not None:
+        raise lines.error
 
 
 def _json_line(

@@ -77,7 +77,7 @@ class LintCommand(Command):
         from mcpeek import rules
         from mcpeek.inspector.cli.lint_report import (
             FileResult,
-            write_json,
+            JsonLines,
             write_junit,
             write_problems,
             write_sarif,
@@ -97,37 +97,51 @@ class LintCommand(Command):
         floor = SEVERITY_ORDER[args.min_severity]
         threshold = SEVERITY_ORDER[args.fail_on]
         failing = hidden_failing = 0  # violations at or above --fail-on; not shown of them
+        out = sys.stdout
+        # JSON lines are written as they are found (lint keeps none in memory); the
+        # other formats need every violation of a file first.
+        streamed = JsonLines(out) if args.format == "json" else None
         results: list[FileResult] = []
         for path in args.files:
             result = FileResult(str(path))
             results.append(result)
-            found: list[Reported] = []
-            engine = RuleEngine(found.append, spec=args.spec, ignore=args.ignore)
+            shown = result.violations
+            if streamed is not None:
+                streamed.start(result.path)
+
+            def report(v: Reported, shown: list[Reported] = shown) -> None:
+                # --fail-on judges every violation found, --min-severity only what is
+                # shown; one on a message mcpeek made (a fault, a script) is shown,
+                # never the peer's.
+                nonlocal failing, hidden_failing
+                level = SEVERITY_ORDER.get(v.severity, 2)
+                if level >= threshold and v.made is None:
+                    failing += 1
+                    hidden_failing += level < floor
+                if level >= floor:
+                    if streamed is not None:
+                        streamed.add(v)
+                    else:
+                        shown.append(v)
+
+            engine = RuleEngine(report, spec=args.spec, ignore=args.ignore)
             analyzer = Analyzer(
                 [engine], timeout=args.timeout, notification_window=NOTIFICATION_WINDOW
             )
             reader = CaptureReader(path)
             try:
                 run_capture(reader, analyzer)
-            except CaptureError as exc:
+            except CaptureError as exc:  # (before the capture's header: nothing reported)
                 result.error = str(exc)
                 print(f"mcpeek: {exc}", file=sys.stderr)
                 continue
             result.problems = reader.problems
-            result.violations = [v for v in found if SEVERITY_ORDER.get(v.severity, 2) >= floor]
-            # --fail-on judges every violation found, --min-severity only what is shown;
-            # one on a message mcpeek made (a fault, a script) is shown, never the peer's.
-            for v in found:
-                level = SEVERITY_ORDER.get(v.severity, 2)
-                if level >= threshold and v.made is None:
-                    failing += 1
-                    hidden_failing += level < floor
-        out = sys.stdout
         try:
-            if args.format == "text":
+            if streamed is not None:
+                if streamed.error is not None:
+                    raise streamed.error
+            elif args.format == "text":
                 write_text(results, out)
-            elif args.format == "json":
-                write_json(results, out)
             elif args.format == "sarif":
                 write_sarif(results, catalog, out)
             else:

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from mcpeek.inspector.cli.lint_report import FileResult, write_json
+from mcpeek.inspector.records import Record
 from mcpeek.inspector.views.findings import lint_json
 from mcpeek.rules.engine import Reported
 
+CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
 MESSAGES = [
     "result for tools/call (id 3) has no serverInfo",
     'a "quoted" name',
@@ -64,3 +68,56 @@ def test_odd_parts_are_written_by_the_encoder_alike() -> None:
     ]
     assert written("a.jsonl", found) == expected("a.jsonl", found)
     assert '"made": "fault"' in written("a.jsonl", found)[0]
+
+
+class Watched(io.StringIO):
+    """Standard output that notes, at each write, how many records the capture's
+    reader had handed out by then."""
+
+    def __init__(self, reader_class: type) -> None:
+        super().__init__()
+        self.reader_class = reader_class
+        self.read_when_written: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.read_when_written.append(self.reader_class.handed_out)
+        return super().write(text)
+
+
+def test_lines_are_written_as_violations_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lint holds no finding in memory for JSON lines: the first line is out long
+    before the capture has been read to its end."""
+    from mcpeek.inspector.capture import reader as reader_module
+    from mcpeek.inspector.cli.main import main
+
+    capture = tmp_path / "many.jsonl"
+    capture.write_bytes(
+        CAPTURE.read_bytes().splitlines(keepends=True)[0]
+        + b"".join(unanswered(n) for n in range(1, 2001))
+    )
+
+    class CountingReader(reader_module.CaptureReader):
+        handed_out = 0
+
+        def stream(self, *args: object, **kwargs: object) -> Iterator[Record]:
+            for record in super().stream(*args, **kwargs):  # type: ignore[arg-type]
+                CountingReader.handed_out += 1
+                yield record
+
+    monkeypatch.setattr("mcpeek.inspector.cli.commands.lint.CaptureReader", CountingReader)
+    out = Watched(CountingReader)
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["lint", "--format", "json", str(capture)]) == 1
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 1000
+    assert all(json.loads(line)["file"] == str(capture) for line in lines)
+    assert out.read_when_written[0] < CountingReader.handed_out / 2
+
+
+def unanswered(n: int) -> bytes:
+    """A client's request that breaks a rule at once: a tools/call with no name."""
+    text = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {}})
+    record = {"k": "msg", "seq": n, "t": float(n), "dir": "c2s", "ch": "stdio", "raw": text}
+    return (json.dumps(record) + "\n").encode()
