@@ -81,19 +81,12 @@ _install_not_kept()
 
 def keep(ctx: MessageContext) -> KeptMessage:
     """What the HTTP rules will read of ``ctx`` once its response head comes."""
-    kept = KeptMessage.__new__(KeptMessage)
-    kept.entry = msgspec.structs.replace(ctx.entry, record=excerpt_record(ctx.entry.record))
-    kept.flow = ctx.flow
-    kept.conversation = ctx.conversation
-    kept.era = ctx.era
-    kept.version = ctx.version
-    kept.seq = ctx.seq
-    kept.kind = ctx.kind
-    kept.method = ctx.method
-    kept.is_response = ctx.is_response
+    # Built as every context is (its plain facts set by the same code), on an entry
+    # that keeps only the start of the bytes; no request memo: nothing is looked up
+    # in it any more.
+    entry = msgspec.structs.replace(ctx.entry, record=excerpt_record(ctx.entry.record))
+    kept = KeptMessage(entry, ctx.flow, ctx.conversation, ctx._decoder, ctx.era, ctx.version)
     kept.conformant = ctx.conformant
-    kept._decoder = ctx._decoder
-    kept._requests = None
     slim = _slim_params(ctx)
     if slim is not None and ctx.method == "tools/call" and "name" in slim:
         kept.tool = ctx.conversation.declared.tools.get(slim["name"])
