@@ -507,9 +507,21 @@ def test_stdin_from_a_big_file_is_read_as_the_server_reads(
 def test_client_data_after_the_server_closed_its_stdin_is_marked_undelivered(
     capture_path: Path,
 ) -> None:
-    lines = b'{"jsonrpc":"2.0","method":"x"}\n' * 200_000  # more than any pipe holds
-    server = ["sh", "-c", "head -c 100 >/dev/null; exit 4"]  # reads 100 bytes, leaves
-    proc = run(mcpeek_argv("stdio", "-w", str(capture_path), "--", *server), lines)
+    # The server reads 100 bytes, closes its stdin, and exits half a second later; the
+    # client never stops sending. (A server that closed its stdin by exiting raced
+    # mcpeek: its exit could be seen before any write met the closed pipe.)
+    server = ["sh", "-c", "head -c 100 >/dev/null; exec 0<&-; sleep 0.5; exit 4"]
+    client = subprocess.Popen(["yes", '{"jsonrpc":"2.0","method":"x"}'], stdout=subprocess.PIPE)
+    try:
+        proc = subprocess.run(
+            mcpeek_argv("stdio", "-w", str(capture_path), "--", *server),
+            stdin=client.stdout,
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        client.kill()
+        client.wait()
     assert proc.returncode == 4
     assert b"the server's stdin was closed for" in proc.stderr
     _, records, _ = read_records(capture_path)
