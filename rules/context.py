@@ -79,13 +79,10 @@ class MessageContext:
         if self.is_response:
             # Most rules on a response read its attempt and request: computed here, they
             # are plain attributes from the start, not a descriptor call each first time.
-            self.attempt = attempt = _attempt(self)
-            self.request = request = attempt.request if attempt is not None else None
-            self.request_conformant = (
-                requests.accepted_in(request.seq)
-                if request is not None and requests is not None
-                else None
-            )
+            # (By the lazy members' own functions, in order: each reads the one before.)
+            self.attempt = _attempt(self)
+            self.request = _request(self)
+            self.request_conformant = _request_conformant(self)
             self.computed = RESPONSE_BITS
 
     def finding(
