@@ -111,17 +111,6 @@ class JsonLines:
             self.error = exc
 
 
-def write_json(results: Sequence[FileResult], out: TextIO) -> None:
-    """Every violation of ``results``, a JSON line each (as :class:`JsonLines` writes)."""
-    lines = JsonLines(out)
-    for result in results:
-        lines.start(result.path)
-        for v in result.violations:
-            lines.add(v)
-    if lines.error is not None:
-        raise lines.error
-
-
 def _json_line(
     v: Reported, head: str, known: dict[str, str], encode: Callable[[object], str]
 ) -> str | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpeek.inspector.cli.lint_report import FileResult, write_json
+from mcpeek.inspector.cli.lint_report import JsonLines
 from mcpeek.inspector.records import Record
 from mcpeek.inspector.views.findings import lint_json
 from mcpeek.rules.engine import Reported
@@ -43,7 +43,10 @@ def violation(message: str, **fields: object) -> Reported:
 
 def written(path: str, violations: list[Reported]) -> list[str]:
     out = io.StringIO()
-    write_json([FileResult(path, violations)], out)
+    lines = JsonLines(out)
+    lines.start(path)
+    for v in violations:
+        lines.add(v)
     return out.getvalue().splitlines(keepends=True)
 
 
