@@ -180,8 +180,15 @@ class Follower:
         (``late-response``, ``late-end``: messages waited for it; see ``record_phases``)."""
         return None
 
-    def on_message(self, ctx: MessageContext) -> None:
-        """A message of ``transport``, before the rules' ``on_message``."""
+    #: the rules that read what it follows (their ``on_message`` is skipped where it
+    #: returns true)
+    readers: frozenset[Rule] = frozenset()
+
+    def on_message(self, ctx: MessageContext) -> bool:
+        """A message of ``transport``, before the rules' ``on_message``; true when its
+        ``readers`` have nothing to do on it now (it keeps it for later), so that the
+        engine does not call them just to hear that."""
+        return False
 
 
 def listed_era(rule: type[Rule]) -> str:

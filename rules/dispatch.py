@@ -53,6 +53,7 @@ class MessageRules:
         "gate",
         "resting",
         "ungated",
+        "unread",
         "wakes",
     )
 
@@ -83,6 +84,21 @@ class MessageRules:
         #: the rules it silences (``Rule.envelope_gated``)
         self.envelope = envelope
         self.enveloped = enveloped
+        #: by the ``id`` of one of the lists above and the followers that keep the
+        #: message: that list without their readers
+        self.unread: dict[tuple[int, tuple[Follower, ...]], list[MessageHook]] = {}
+
+    def without_readers(
+        self, rules: list[MessageHook], keeping: tuple[Follower, ...]
+    ) -> list[MessageHook]:
+        """``rules`` (one of this row's lists) without the rules that read one of the
+        followers ``keeping`` a message for later (``Follower.on_message``)."""
+        key = (id(rules), keeping)
+        found = self.unread.get(key)
+        if found is None:
+            readers = {r for f in keeping for r in f.readers}
+            found = self.unread[key] = [h for h in rules if h[0] not in readers]
+        return found
 
 
 class Resting:

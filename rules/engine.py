@@ -112,10 +112,12 @@ class RuleEngine(AnalysisListener):
             rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
         ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
+        keeping: tuple[Follower, ...] = ()  # followers keeping it for later (so do their readers)
         if transport != "stdio":
             try:  # (the rules' shared state: its bug is theirs, reported, never raised)
                 for follower in dispatch.followers:
-                    follower.on_message(ctx)
+                    if follower.on_message(ctx):
+                        keeping = (*keeping, follower)
             except Exception as exc:
                 self._crashed(type(follower).__name__, exc, conversation, entry.seq)
         gate = dispatch.gate
@@ -135,6 +137,8 @@ class RuleEngine(AnalysisListener):
             and (not ctx.is_response or plain_answer(flow))
         ):  # turned away, but its envelope is sound: the envelope's rules have nothing to say
             rules = dispatch.enveloped if resting is None else resting.enveloped  # type: ignore[assignment]
+        if keeping:
+            rules = dispatch.without_readers(rules, keeping)
         # The hot path (every message, dozens of rules): no per-rule helper call.
         for rule, hook in rules:
             try:

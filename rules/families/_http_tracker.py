@@ -78,6 +78,7 @@ class ExchangeTracker(Follower):
         """``rule`` reads this tracker: a rule that judges the client messages kept for a
         response head, and not the head itself, is skipped on a head :func:`quiet`
         passes, so that check is used only if it vouches for every such rule."""
+        self.readers = self.readers | {rule}
         phases = rule.record_phases or ()
         if "late-response" in phases and "response" not in phases and not rule.head_gated:
             self.checked = False
@@ -132,20 +133,23 @@ class ExchangeTracker(Follower):
             exchange.waiting = []
 
     # -- messages ----------------------------------------------------------------------
-    def on_message(self, ctx: MessageContext) -> None:
+    def on_message(self, ctx: MessageContext) -> bool:
+        """Follows ``ctx``; true when the rules have nothing to judge now (``now`` is
+        ``None``: their ``on_message`` returns at once, so the engine skips it)."""
         self._answered = None
         self.now = None
         exchange = self.exchanges.get(ctx.entry.ch)
         if exchange is None:
-            return
+            return True
         if ctx.entry.dir == "c2s" and exchange.resp_seq is None:
             # Judged when the response head arrives (what most rules check is in it):
             # only what the rules will read of it (a 16 MB request's bytes and params
             # would stay in memory while a 16 MB answer is read).
             exchange.waiting.append(keep(ctx))
-            return
+            return True
         self.passed = self.note(ctx, exchange)
         self.now = exchange
+        return False
 
     def note(self, ctx: MessageContext, exchange: Exchange) -> bool:
         """What a message of ``exchange`` shows (once its head is known, or known never

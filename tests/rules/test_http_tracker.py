@@ -80,9 +80,37 @@ def test_a_client_side_rule_is_not_called_on_the_server_messages_nor_every_recor
     analyzer = Analyzer([RuleEngine(found.append, rules=[_Counting])])
     analyzer.feed_all(records)
     analyzer.finish()
-    # the client's request (kept for the head) and the response record that judges it;
-    # not the request or end records, nor the server's result
-    assert _Counting.calls == 2
+    # the response record that judges the client's request; not the request itself (the
+    # tracker keeps it for the head: the rule has nothing to do then), not the request
+    # or end records, nor the server's result
+    assert _Counting.calls == 1
+
+
+def test_the_rules_that_read_the_tracker_are_not_called_on_a_message_it_keeps() -> None:
+    w = Wire()
+    w.post("tools/list", id=1, result={"tools": []})
+    engine = RuleEngine(lambda _: None)
+    analyzer = Analyzer([engine])
+    analyzer.feed_all(w.records)
+    readers = {rule for rule in engine.rules if isinstance(rule, HttpRule)}
+    (request,) = [key for key in engine._index.message if key[0] == "request"]
+    row = engine._index.message[request]
+    assert readers & {rule for rule, _ in row.every}  # (the request's rules, in general)
+    (tracker,) = row.followers
+    assert tracker.readers == readers
+    # what the engine ran on it: the other rules only (the tracker kept it)
+    kept = row.without_readers(row.every, (tracker,))
+    assert kept and not readers & {rule for rule, _ in kept}
+
+
+def test_rules_that_remember_http_requests_are_not_called_on_other_phases() -> None:
+    engine = RuleEngine(lambda _: None)
+    phases = engine._index.record_rules((Http, False, "*")).phases
+    assert phases is not None
+    called = {phase: {rule.id for rule in rules} for phase, rules in phases.items()}
+    assert "id.null" in called["request"] and "id.null" not in called["response"]
+    assert "lifecycle.version-mismatch" in called["end"]
+    assert "lifecycle.version-mismatch" not in called["response"]
 
 
 def test_a_tracker_that_raises_is_reported_as_a_crash_and_the_checks_go_on(
