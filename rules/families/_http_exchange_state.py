@@ -142,7 +142,9 @@ class Exchange:
         known = self._content_type
         if known is False:
             value = self.resp_headers.get("content-type")
-            known = self._content_type = media_type(value) if value is not None else None
+            if value is not None and value not in (JSON, SSE):  # (else its own media type)
+                value = media_type(value)
+            known = self._content_type = value
         return known  # type: ignore[return-value]
 
     @property

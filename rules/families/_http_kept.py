@@ -91,7 +91,9 @@ def keep(ctx: MessageContext) -> KeptMessage:
     if slim is not None and ctx.method == "tools/call" and "name" in slim:
         kept.tool = ctx.conversation.declared.tools.get(slim["name"])
         if "arguments" in slim:
-            slim["arguments"] = _arguments(slim["arguments"], kept.tool)
+            # (no tool declared: no annotation reaches any argument, known without a look)
+            tool = kept.tool
+            slim["arguments"] = _arguments(slim["arguments"], tool) if tool is not None else None
     kept.params = slim
     if ctx.kind != "result":  # (a result's _meta is in its result: not kept)
         kept.meta = slim.get("_meta") if slim is not None else None

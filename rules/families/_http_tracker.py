@@ -57,6 +57,10 @@ class ExchangeTracker(Follower):
         self.exchanges: Lru[str, Exchange] = Lru(MAX_EXCHANGES)
         self.eras: Lru[str, str | None] = Lru(MAX_CONVERSATIONS)
         self.endpoints: Lru[str, None] = Lru(16)  # paths that carried JSON-RPC POSTs
+        # What note() refreshed last in ``eras`` and ``endpoints`` (only it writes them):
+        # still their newest entries, so refreshing them again would change nothing.
+        self._era_of: tuple[str, str | None] | None = None
+        self._endpoint: str | None = None
         self.old_sse = False  # HTTP+SSE (2024-11-05) traffic seen: not Streamable HTTP
         #: the exchange of the record last followed (``None``: not one that is open)
         self.current: Exchange | None = None
@@ -154,7 +158,10 @@ class ExchangeTracker(Follower):
     def note(self, ctx: MessageContext, exchange: Exchange) -> bool:
         """What a message of ``exchange`` shows (once its head is known, or known never
         to come); whether the traffic still is Streamable HTTP after it."""
-        refresh(self.eras, ctx.conversation.key, ctx.era)
+        era_of = (ctx.conversation.key, ctx.era)
+        if era_of != self._era_of:  # (else refresh() finds it the newest entry: a no-op)
+            refresh(self.eras, *era_of)
+            self._era_of = era_of
         if ctx.entry.dir == "c2s":
             exchange.conversation = ctx.conversation.key
             exchange.era = ctx.era
@@ -162,8 +169,10 @@ class ExchangeTracker(Follower):
                 exchange.has_request = True
                 if exchange.status == 202 and exchange.s2c == 0:
                     self.old_sse = True  # the answer will come on another stream
-            if exchange.method == "POST" and exchange.path is not None:
-                refresh(self.endpoints, exchange.path, None)  # the MCP endpoint
+            path = exchange.path
+            if exchange.method == "POST" and path is not None and path != self._endpoint:
+                refresh(self.endpoints, path, None)  # the MCP endpoint
+                self._endpoint = path
         return not self.old_sse
 
     def _hear_all(self, exchange: Exchange, waiting: list[MessageContext]) -> list[Heard]:

@@ -135,3 +135,27 @@ def test_a_tracker_that_raises_is_reported_as_a_crash_and_the_checks_go_on(
     # given every one: a crash on one did not stop the engine feeding it the next
     given = {r.seq for r in w.records if isinstance(r, (Http, Msg))}
     assert {v.msgs[0] for v in crashes} == given
+
+
+def test_the_tracker_refreshes_its_memories_as_often_as_they_change() -> None:
+    # note() skips a refresh of what it refreshed last: the newest entries stay right
+    # however conversations and endpoints alternate.
+    from types import SimpleNamespace
+
+    tracker = ExchangeTracker()
+
+    def note(key: str, era: str | None, path: str) -> None:
+        exchange = SimpleNamespace(method="POST", path=path, status=200, s2c=1)
+        ctx = SimpleNamespace(
+            conversation=SimpleNamespace(key=key), era=era, entry=SimpleNamespace(dir="c2s")
+        )
+        ctx.kind = "request"
+        tracker.note(ctx, exchange)  # type: ignore[arg-type]
+
+    note("a", "modern", "/mcp")
+    note("b", "legacy", "/other")
+    note("a", "modern", "/mcp")
+    assert list(tracker.eras.items()) == [("b", "legacy"), ("a", "modern")]
+    assert list(tracker.endpoints) == ["/other", "/mcp"]
+    note("a", "legacy", "/mcp")
+    assert list(tracker.eras.items()) == [("b", "legacy"), ("a", "legacy")]
