@@ -116,6 +116,7 @@ class Rule:
     idle_kinds: ClassVar[frozenset[str]] = frozenset()
     #: The phases of the ``http`` records ``on_record`` wants (``None``: all of them;
     #: ``late-response`` and ``late-end``: the HTTP rules' tracker held messages for it;
+    #: ``post-request``: a POST's request, where ``request`` is any other's;
     #: honoured where a ``Follower`` follows ``http`` records, as the HTTP rules' does).
     record_phases: ClassVar[frozenset[str] | None] = None
 

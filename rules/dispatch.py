@@ -28,8 +28,17 @@ FlowKey = tuple[str | None, str | None, str, str | None]
 ANY_ERA = "*"
 #: The phases of an ``http`` record (``late-``: as the HTTP tracker refines them,
 #: when client messages waited for that response head or end; ``quiet-response``: a
-#: head it proved the HTTP rules that vouch for its check silent on: ``Rule.record_phases``).
-HTTP_PHASES = ("request", "response", "end", "late-response", "late-end", "quiet-response")
+#: head it proved the HTTP rules that vouch for its check silent on; ``post-request``: the
+#: request of a POST: ``Rule.record_phases``).
+HTTP_PHASES = (
+    "request",
+    "post-request",
+    "response",
+    "end",
+    "late-response",
+    "late-end",
+    "quiet-response",
+)
 #: A record's (type, whether it is a message on stdio, era or ANY_ERA).
 RecordKey = tuple[type, bool, str | None]
 #: A rule and its ``on_message``, bound once: the engine's loop calls the hook without

@@ -100,6 +100,9 @@ class HttpRule(Rule):
     #: itself, as ``head_gated``); a rule that judges heads and does not vouch for it is
     #: called on those heads too (``quiet-response`` among its ``record_phases``)
     quiet_head: ClassVar[bool] = False
+    #: the methods of the requests ``on_http_request`` judges (``None``: all): without
+    #: ``POST``, the engine does not call it on a POST's (most of them)
+    request_methods: ClassVar[frozenset[str] | None] = None
     transport = "http"
     record_types = frozenset({Http})
 
@@ -131,6 +134,8 @@ class HttpRule(Rule):
         phases = {"late-response", "late-end"} if judges and cls.client_kinds else set()
         if cls.on_http_request is not HttpRule.on_http_request:
             phases.add("request")
+            if cls.request_methods is None or "POST" in cls.request_methods:
+                phases.add("post-request")
         if cls.on_http_response is not HttpRule.on_http_response:
             phases |= {"response", "late-response"}
         if cls.on_http_end is not HttpRule.on_http_end:

@@ -99,7 +99,11 @@ class ExchangeTracker(Follower):
             # and at a head not if it proves them silent on the one that did (_http_quiet)
             late = self.late
             if not late:
-                return None
+                if record.phase != "request":
+                    return None
+                # (a POST's: the rules that judge only GET or DELETE requests skip it)
+                post = self.current is not None and self.current.method == "POST"
+                return "post-request" if post else None
             exchange = self.current
             if (
                 len(late) == 1

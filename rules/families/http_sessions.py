@@ -102,6 +102,7 @@ class HttpSessionMissing(HttpRule):
     quiet_head = True  # (_http_quiet.quiet_head)
     severity = "error"
     catalog_era = "legacy"
+    request_methods = frozenset({"GET", "DELETE"})  # (on_http_request)
     summary = "after an initialize that returned Mcp-Session-Id, a client request without it"
     spec = f"{LEGACY_TRANSPORTS}#session-management"
 

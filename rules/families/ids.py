@@ -48,7 +48,7 @@ class IdNull(Rule):
     spec = f"{BASIC}#requests"
     kinds = frozenset({"request", "result", "error", "invalid"})
     record_types = frozenset({Http})
-    record_phases = frozenset({"request"})  # (on_record remembers requests only)
+    record_phases = frozenset({"request", "post-request"})  # (it remembers requests only)
 
     def __init__(self) -> None:
         self._credits: dict[tuple[str, str], int] = {}

@@ -47,11 +47,9 @@ class LifecycleVersionMismatch(Rule):
     message_eras = frozenset({"legacy"})  # (its HTTP records come before any era)
 
     record_types = frozenset({Http})
-    # (on_record reads a request's headers and forgets them at its end: not a response)
-    record_phases = frozenset({"request", "end", "late-end"})
     # (the request's header and the end that forgets it: not the response head, which
     # is most of the HTTP records the engine would call it on)
-    record_phases = frozenset({"request", "end", "late-end"})
+    record_phases = frozenset({"request", "post-request", "end", "late-end"})
 
     def __init__(self) -> None:
         self._state: dict[str, _Versions] = {}

@@ -111,6 +111,18 @@ def test_rules_that_remember_http_requests_are_not_called_on_other_phases() -> N
     assert "id.null" in called["request"] and "id.null" not in called["response"]
     assert "lifecycle.version-mismatch" in called["end"]
     assert "lifecycle.version-mismatch" not in called["response"]
+    # a POST's request record (the tracker tells it apart): not the rule of GET and DELETE
+    assert {"id.null", "lifecycle.version-mismatch"} <= called["post-request"]
+    assert "http.session-missing" in called["request"]
+    assert "http.session-missing" not in called["post-request"]
+
+
+def test_the_tracker_tells_a_posts_request_record_apart() -> None:
+    tracker = ExchangeTracker()
+    post = Http(seq=1, t=0.0, x="x1", phase="request", method="post", path="/mcp")
+    get = Http(seq=2, t=0.0, x="x2", phase="request", method="GET", path="/mcp")
+    assert tracker.on_record(post) == "post-request"
+    assert tracker.on_record(get) is None
 
 
 def test_a_tracker_that_raises_is_reported_as_a_crash_and_the_checks_go_on(
