@@ -112,9 +112,12 @@ class _ProxyTraffic:
     """The analysis, fed the proxy's traffic only: the ``violation`` records in the
     capture are the proxy's, written from our own findings."""
 
-    def __init__(self, checks: Analysis, cut: threading.Event) -> None:
-        self._checks = checks
-        self._feed = checks.feed  # (looked up once: called on every record)
+    def __init__(self, checks: Analysis, guard: GuardedAnalyzer, cut: threading.Event) -> None:
+        self._checks = checks  # the analysis: ``guard``, or flow lines' SlowCalls around it
+        # Records go straight to the Analyzer, guarded here as ``guard`` does: two calls
+        # less on every record (SlowCalls only passes records on; its work is in tick).
+        self._guard = guard
+        self._feed = guard.analyzer.feed  # (looked up once: called on every record)
         self._cut = cut  # once set, time and the end say nothing about missing answers
         self.checked = 0  # records checked, the header and the violations aside
 
@@ -122,7 +125,12 @@ class _ProxyTraffic:
         kind = type(record)
         if kind is Violation:
             return
-        self._feed(record)
+        try:
+            self._feed(record)
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            self._guard.tell(exc)
         if kind is not Header:
             self.checked += 1
 
@@ -155,14 +163,15 @@ def _check(args: argparse.Namespace) -> int:
         listeners.append(RuleEngine(lambda v: send(Found(v)), spec=args.spec))
     proxy = ProxyCommands()
     threading.Thread(target=proxy.listen, args=(sys.stdin.buffer,), daemon=True).start()
-    checks: Analysis = GuardedAnalyzer(
+    guard = GuardedAnalyzer(
         Analyzer(listeners, notification_window=NOTIFICATION_WINDOW),
         "the live checks",
         "they go on, run mcpeek lint on the capture to check it again",
     )
+    checks: Analysis = guard
     if printer is not None:  # flow lines: a hung call gets one while it hangs
         checks = SlowCalls(checks, in_flight, args.slow, printer.slow)
-    traffic = _ProxyTraffic(checks, proxy.cut)
+    traffic = _ProxyTraffic(checks, guard, proxy.cut)
     send(Ready())
     try:
         # Following ends when the proxy says "done" (after the end is read) or

@@ -221,3 +221,34 @@ def test_a_capture_cut_short_leaves_no_request_unanswered_by_its_end(
     ]
     assert bool(unanswered) is not cut
     assert said[-1] == Checked(1)  # read to its end all the same
+
+
+def test_the_worker_feeds_the_analyzer_guarded_and_counts_what_it_checked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # _ProxyTraffic feeds the Analyzer itself (not through the guard's feed): a bug is
+    # still told once, the next records are still checked, a closed pipe passes through.
+    import threading
+
+    from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
+    from tests.inspector.analysis.test_guarded import Flaky
+
+    b = RecordBuilder()
+    for i in range(4):
+        b.request("ping", id=i + 1)
+    listener = Flaky(RuntimeError("boom"))
+    guard = GuardedAnalyzer(Analyzer([listener]), "the live checks", "they go on")
+    traffic = live_worker._ProxyTraffic(guard, guard, threading.Event())
+    for record in b.records:  # the header first
+        traffic.feed(record)
+    traffic.finish()
+    assert len(listener.seen) == 4 and traffic.checked == 4
+    err = capsys.readouterr().err
+    assert err == "mcpeek: internal error in the live checks (RuntimeError: boom); they go on\n"
+    broken = GuardedAnalyzer(Analyzer([Flaky(BrokenPipeError())]), "the live checks")
+    traffic = live_worker._ProxyTraffic(broken, broken, threading.Event())
+    header, first, second, *_ = b.records
+    traffic.feed(header)
+    traffic.feed(first)
+    with pytest.raises(BrokenPipeError):
+        traffic.feed(second)
