@@ -65,18 +65,16 @@ class Exchange:
     """What the rules remember of one HTTP exchange while it is open."""
 
     __slots__ = (
-        "_content_type",
-        "_headers",
-        "_request_pairs",
-        "_resp_headers",
-        "_response_pairs",
         "c2s",
+        "content_type",
         "conversation",
         "era",
         "has_request",
+        "headers",
         "judged",
         "method",
         "path",
+        "resp_headers",
         "resp_seq",
         "s2c",
         "seq",
@@ -91,11 +89,15 @@ class Exchange:
         self.seq = record.seq
         self.method = (record.method or "").upper()
         self.path = record.path
-        self._request_pairs = record.headers
-        self._headers: dict[str, str] | None = None
-        self._response_pairs: list[tuple[str, str]] | None = None
-        self._resp_headers: dict[str, str] | None = None
-        self._content_type: str | bool | None = False  # False: not worked out yet
+        # The header maps, parsed at once: with every rule, each exchange's are read
+        # (by _http_quiet's check of a POST, by the rules otherwise), and an attribute
+        # read costs a fraction of a property's (Python 3.11 does not specialise those).
+        #: the request headers by lower-cased name
+        self.headers = header_map(record.headers)
+        #: the response headers by lower-cased name (``{}`` before the response)
+        self.resp_headers: dict[str, str] = {}
+        #: the response's media type (``None`` before the response, or without one)
+        self.content_type: str | None = None
         self.resp_seq: int | None = None
         self.status: int | None = None
         self.with_body = False  # a non-JSON-RPC body was recorded
@@ -112,40 +114,17 @@ class Exchange:
         """The response's status and headers arrived."""
         self.resp_seq = record.seq
         self.status = record.status
-        self._response_pairs = record.headers
-        self._resp_headers = None
-        self._content_type = False
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The request headers by lower-cased name (parsed on first use)."""
-        if self._headers is None:
-            self._headers = header_map(self._request_pairs)
-        return self._headers
-
-    @property
-    def resp_headers(self) -> dict[str, str]:
-        """The response headers by lower-cased name (``{}`` before the response)."""
-        if self._resp_headers is None:
-            self._resp_headers = header_map(self._response_pairs)
-        return self._resp_headers
+        self.resp_headers = headers = header_map(record.headers)
+        value = headers.get("content-type")
+        if value is not None and value not in (JSON, SSE):  # (else its own media type)
+            value = media_type(value)
+        self.content_type = value
 
     @property
     def session_key(self) -> str:
         """The conversation key the Analyzer gives this exchange."""
         session = self.headers.get("mcp-session-id") or self.resp_headers.get("mcp-session-id")
         return f"http:session:{session}" if session is not None else ORIGIN
-
-    @property
-    def content_type(self) -> str | None:
-        """The response's media type (worked out once: several rules ask)."""
-        known = self._content_type
-        if known is False:
-            value = self.resp_headers.get("content-type")
-            if value is not None and value not in (JSON, SSE):  # (else its own media type)
-                value = media_type(value)
-            known = self._content_type = value
-        return known  # type: ignore[return-value]
 
     @property
     def success(self) -> bool:

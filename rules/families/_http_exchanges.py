@@ -38,8 +38,8 @@ judged by the Streamable HTTP rules: once seen, the tracker's ``old_sse``
 stays set.
 
 Cost. The tracker follows each exchange once for all the rules, and parses its
-header lists lazily, on a rule's first look; the bounded memories are
-refreshed only when they change. The engine calls a rule only on the ``http``
+header lists once, as they come (every exchange's are read); the bounded
+memories are refreshed only when they change. The engine calls a rule only on the ``http``
 records it has a hook for (``record_phases``, set here from the hooks a rule
 overrides) and on the messages its ``kinds`` and ``directions`` name.
 """

@@ -43,10 +43,6 @@ MAX_EXCHANGES = 1024
 Heard = tuple[MessageContext, bool]
 
 
-def _has_body(record: Http) -> bool:
-    return bool(record.body) or bool(record.body_b64)
-
-
 class ExchangeTracker(Follower):
     """The open exchanges and what the client messages on them showed, for every rule."""
 
@@ -131,7 +127,8 @@ class ExchangeTracker(Follower):
         exchange = self.current = self.exchanges.get(record.x)
         if exchange is None:
             return
-        exchange.with_body = exchange.with_body or _has_body(record)
+        if not exchange.with_body and (record.body or record.body_b64):
+            exchange.with_body = True
         if record.phase == "response":
             exchange.respond(record)
         else:  # "end"
@@ -180,6 +177,9 @@ class ExchangeTracker(Follower):
         return not self.old_sse
 
     def _hear_all(self, exchange: Exchange, waiting: list[MessageContext]) -> list[Heard]:
+        if len(waiting) == 1:  # (most often: one request; no comprehension's call)
+            ctx = waiting[0]
+            return [(ctx, self.note(ctx, exchange))]
         return [(ctx, self.note(ctx, exchange)) for ctx in waiting]
 
     # -- exchanges that end without a head ---------------------------------------------

@@ -171,3 +171,20 @@ def test_the_tracker_refreshes_its_memories_as_often_as_they_change() -> None:
     assert list(tracker.endpoints) == ["/other", "/mcp"]
     note("a", "legacy", "/mcp")
     assert list(tracker.eras.items()) == [("b", "legacy"), ("a", "legacy")]
+
+
+def test_an_exchange_knows_its_headers_and_media_type_once_they_come() -> None:
+    from mcpeek.rules.families._http_exchange_state import Exchange
+
+    exchange = Exchange(
+        Http(seq=1, t=0.0, x="x1", phase="request", method="post", headers=[("Accept", "a")])
+    )
+    assert exchange.method == "POST" and exchange.headers == {"accept": "a"}
+    assert exchange.resp_headers == {} and exchange.content_type is None
+    head = [("Content-Type", "Text/Event-Stream; charset=utf-8"), ("mcp-session-id", "s")]
+    exchange.respond(Http(seq=2, t=0.0, x="x1", phase="response", status=200, headers=head))
+    assert exchange.content_type == "text/event-stream"
+    assert exchange.session_key == "http:session:s"
+    plain = [("content-type", "application/json")]
+    exchange.respond(Http(seq=3, t=0.0, x="x1", phase="response", status=200, headers=plain))
+    assert exchange.content_type == "application/json" and exchange.resp_headers == dict(plain)
