@@ -96,6 +96,11 @@ class Rule:
     #: listed: every method ``methods`` allows. E.g. a rule about results of any method
     #: and ``notifications/progress`` only.
     kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {}
+    #: What ``on_message`` needs of a message's flow to have anything to do, beyond its
+    #: kind and method (:data:`mcpeek.rules.dispatch.FLOW_FACTS`): ``retry``, the flow has
+    #: more than one attempt; ``listen``, it is a listen flow or its conversation has
+    #: subscriptions. The engine tests them once per message, not each such rule.
+    flow_needs: ClassVar[frozenset[str]] = frozenset()
     #: Which flows ``on_flow_end`` wants: their final statuses and their methods
     #: (``None``: all). Most flows end answered, so a rule about the cancelled or
     #: unanswered ones is then not called at all.

@@ -213,6 +213,7 @@ class _Retry(Rule):
     kinds = frozenset({"request"})
     methods = MRTR_METHODS
     directions: ClassVar[Mapping[str, str]] = {"request": "c2s"}
+    flow_needs = frozenset({"retry"})  # (the engine's test of the chain below, for all three)
 
     def on_message(self, ctx: MessageContext) -> Findings:
         attempts = ctx.flow.attempts

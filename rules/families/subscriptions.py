@@ -1,9 +1,8 @@
 """Subscriptions (modern): ``subscriptions/listen`` streams and the notifications on them.
 
 Correlation ties subscription events to their listen flow by
-``_meta["io.modelcontextprotocol/subscriptionId"]`` or, on HTTP, by the
-stream they arrive on; a subscription id nobody issued makes a flow of its
-own (``orphan``).
+``_meta["io.modelcontextprotocol/subscriptionId"]`` or, on HTTP, by the stream they arrive
+on; a subscription id nobody issued makes a flow of its own (``orphan``).
 """
 
 from __future__ import annotations
@@ -75,10 +74,11 @@ class SubscriptionAckNotFirst(Rule):
     spec = f"{SUBSCRIPTIONS}#acknowledgment"
     kinds = frozenset({"notification", "result"})
     directions: ClassVar[Mapping[str, str]] = {"notification": "s2c", "result": "s2c"}
+    flow_needs = frozenset({"listen"})  # (it judges listen flows only)
 
     def __init__(self) -> None:
-        # conversation → listen flow number → "acked" / "reported" (bounded: a flow's
-        # final response reaches on_message after on_flow_end, so no cleanup there)
+        # conversation → listen flow number → "acked"/"reported" (bounded: no cleanup at
+        # on_flow_end, which a flow's final response reaches on_message after)
         self._state: dict[str, OrderedDict[int, str]] = {}
 
     def on_message(self, ctx: MessageContext) -> Findings:
@@ -124,6 +124,7 @@ class SubscriptionIdMissing(Rule):
     spec = f"{SUBSCRIPTIONS}#receiving-notifications"
     kinds = frozenset({"notification"})
     directions: ClassVar[Mapping[str, str]] = {"notification": "s2c"}
+    flow_needs = frozenset({"listen"})  # (a listen flow, or a conversation with subscriptions)
 
     def on_message(self, ctx: MessageContext) -> Findings:
         method = ctx.entry.method
@@ -201,12 +202,10 @@ class SubscriptionNotRequested(Rule):
                 if len(filters) > WINDOW:
                     filters.popitem(last=False)
             return None
-        if ctx.entry.dir != "s2c":
-            return None
-        field = FILTER_FIELD.get(ctx.entry.method or "")
-        if field is None:
-            return None  # a notification named subscriptions/listen: not a change notification
         method = ctx.entry.method
+        field = FILTER_FIELD.get(method or "")
+        if ctx.entry.dir != "s2c" or field is None:
+            return None  # (field None: a notification named subscriptions/listen)
         if on_listen_flow(ctx):
             known = self._filters.get(ctx.conversation.key)
             wanted = known.get(ctx.flow.number) if known is not None else None
