@@ -11,6 +11,7 @@ from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.base import Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.engine import RuleEngine
+from tests.rules.test_results import ask, discovered
 
 
 def test_kind_methods_flow_filters_and_batch_records_spare_the_calls() -> None:
@@ -99,3 +100,26 @@ def test_a_rule_is_left_out_of_the_messages_it_is_idle_on_while_it_says_it_is() 
         ("result", seqs[3]),
         ("request", seqs[4]),
     ]
+
+
+def test_a_rule_that_needs_a_retry_is_called_on_the_retry_only() -> None:
+    calls: list[int] = []
+
+    class Retried(Rule):  # not registered: no id
+        kinds = frozenset({"request"})
+        flow_needs = frozenset({"retry"})
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(ctx.seq)
+            return None
+
+    b = discovered()
+    b.request("tools/call", {"name": "a"}, id=7)
+    ask(b, 7, state="s1")
+    b.request("tools/call", {"name": "a", "requestState": "s1"}, id=8)
+    retry = b.last.seq
+    b.request("tools/call", {"name": "b"}, id=9)  # a first attempt again
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Retried])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [retry]
