@@ -24,7 +24,9 @@ async def relay_response(
 ) -> web.StreamResponse:
     """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
     it was written (and the OAuth rewrites the relay makes on the way)."""
-    rewriter = Rewriter(relay, request, upstream) if relay.rewrite_resource else None
+    rewriter = (
+        Rewriter(relay, request.method, request.path, upstream) if relay.rewrite_resource else None
+    )
     headers = end_to_end(upstream.headers)
     if rewriter is not None:
         rewriter.headers(headers)

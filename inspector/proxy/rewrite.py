@@ -36,10 +36,11 @@ def _event_end(chunk: bytes, start: int) -> int:
 
 class Rewriter:
     def __init__(
-        self, relay: HttpRelay, request: web.BaseRequest, upstream: UpstreamResponse
+        self, relay: HttpRelay, method: str, path: str, upstream: UpstreamResponse
     ) -> None:
         self.relay = relay
-        self.request = request
+        self.method = method
+        self.path = path  # decoded, as aiohttp's request.path
         self.upstream = upstream
         self._old = relay.origin
         self._new = relay.public_origin or relay.origin
@@ -53,7 +54,7 @@ class Rewriter:
 
     def wants_body(self, content_type: str) -> bool:
         return (
-            self.request.path.startswith(PRM_PATH)
+            self.path.startswith(PRM_PATH)
             and self.upstream.status == 200
             and "json" in content_type
             and not self.upstream.headers.get("Content-Encoding")
@@ -66,7 +67,7 @@ class Rewriter:
         ``data`` lines are touched: any other stream, a tool result that merely
         mentions the upstream's URL among them, passes byte for byte.
         """
-        if self._old == self._new or self.request.method != "GET" or b"endpoint" not in chunk:
+        if self._old == self._new or self.method != "GET" or b"endpoint" not in chunk:
             return chunk
         old, new = self._old.encode(), self._new.encode()
         out: list[bytes] = []
