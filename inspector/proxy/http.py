@@ -27,14 +27,15 @@ deprecated HTTP+SSE transport's ``endpoint`` event gets the same treatment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
-from mcpeek.inspector.proxy import http_wire
+from mcpeek.inspector.proxy import http_fast, http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http_body import ForwardedBody
 from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
@@ -46,7 +47,7 @@ from mcpeek.inspector.proxy.http_own import (
 )
 from mcpeek.inspector.proxy.http_record import RequestRecorder
 from mcpeek.inspector.proxy.http_response import relay_response
-from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, RelayServer
+from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, FastExchanges, RelayServer
 from mcpeek.inspector.proxy.upstream import UpstreamClient, UpstreamResponse
 from mcpeek.inspector.records import Event, Http, SeqRecord
 
@@ -92,6 +93,10 @@ class HttpRelay:
         self.upstream_client = UpstreamClient(self.origin)
         self._active: set[asyncio.Task[object]] = set()
 
+    #: Whether requests may take the fast lane (:mod:`~mcpeek.inspector.proxy.fast_lane`):
+    #: not for a relay that acts on messages, which aiohttp's server serves whole.
+    fast_lane = True
+
     async def __aenter__(self) -> HttpRelay:
         http_wire.install()  # header bytes that are not UTF-8 go on unchanged to the client
         return self
@@ -108,16 +113,40 @@ class HttpRelay:
 
     def server(self) -> RelayServer:
         """The listener to run (``web.ServerRunner(relay.server())``)."""
+        small = min(SMALL_BODY, self.max_request_body)
+        fast = FastExchanges(
+            lambda lane, head: http_fast.serve(self, lane, head),
+            lambda head: http_fast.qualifies(self, head, small),
+            lambda head: http_fast.cut_short(self, head),
+        )
         return RelayServer(
             self.handle,
             on_response=self._sent,
             on_header_timeout=self._header_timeout,
             header_timeout=self.header_timeout,
+            fast=fast if self.fast_lane else None,
         )
+
+    def next_id(self) -> int:
+        """The next exchange's number (``x1``, ``x2``...)."""
+        return next(self._ids)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """The current task is an open exchange: :meth:`close_exchanges` ends it."""
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        self._active.add(task)
+        try:
+            yield
+        finally:
+            self._active.discard(task)
 
     # -- one exchange -----------------------------------------------------------------
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        x = f"x{next(self._ids)}"
+        x = f"x{self.next_id()}"
         record = Http(
             x=x,
             phase="request",
@@ -141,21 +170,19 @@ class HttpRelay:
             text = f"request body of {length} bytes is over the limit of {self.max_request_body}"
             return await answer_itself(self.emit, request, x, 413, text, "refused", head=record)
         recorder = RequestRecorder(self.emit, record, request.headers.get("Content-Type", ""))
-        task = asyncio.current_task()
-        if task is not None:
-            self._active.add(task)
         try:
-            return await self._forward(request, recorder)
+            with self.active():
+                return await self._forward(request, recorder)
         except asyncio.CancelledError:
             recorder.finish(complete=False)
             self.emit([Http(x=x, phase="end", reason="client-closed")])
             raise
-        finally:
-            if task is not None:
-                self._active.discard(task)
 
-    def _upstream_headers(self, request: web.BaseRequest) -> CIMultiDict[str]:
-        headers = end_to_end(request.headers)
+    def upstream_headers(
+        self, client: CIMultiDictProxy[str] | CIMultiDict[str]
+    ) -> CIMultiDict[str]:
+        """The headers sent upstream for the client's ``client``."""
+        headers = end_to_end(client)
         if not self.preserve_host:
             headers["Host"] = self.upstream_host
         if self.credentials is not None and "Authorization" not in headers:
@@ -185,7 +212,7 @@ class HttpRelay:
             upstream = await self.upstream_client.request(
                 request.method,
                 request.raw_path,
-                self._upstream_headers(request),
+                self.upstream_headers(request.headers),
                 body,
                 sent=small.record if small is not None else None,
             )

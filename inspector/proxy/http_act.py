@@ -46,6 +46,8 @@ STREAM_KIND = "mcpeek.stream-kind"  # request key: which kind of stream its resp
 class ActingHttpRelay(HttpRelay):
     """The HTTP relay with ``decide`` between receiving a message and forwarding it."""
 
+    fast_lane = False  # every exchange is one to act on: aiohttp's server serves them all
+
     def __init__(self, *args: Any, decide: Decide, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.decide = decide
@@ -77,7 +79,7 @@ class ActingHttpRelay(HttpRelay):
             recorder.head()
             text = f"request body over the limit of {self.max_request_body} bytes"
             return await answer_itself(self.emit, request, recorder.x, 413, text, "refused")
-        self.injector.client_posted(request.raw_path, self._upstream_headers(request), body)
+        self.injector.client_posted(request.raw_path, self.upstream_headers(request.headers), body)
         request[STREAM_KIND] = "listen" if self._decoder.decode(body).method == LISTEN else "post"
         outcome = await self.decide("c2s", recorder.x, body)
         if outcome.delay:
@@ -101,7 +103,7 @@ class ActingHttpRelay(HttpRelay):
     async def _send_upstream(
         self, request: web.BaseRequest, recorder: RequestRecorder, body: bytes
     ) -> web.StreamResponse:
-        headers = self._upstream_headers(request)
+        headers = self.upstream_headers(request.headers)
         headers.popall("Content-Length", None)  # an edited body has its own length
         forwarded = ForwardedBody(body, recorder)  # recorded once written, as the relay's
         try:

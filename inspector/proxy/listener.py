@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, NamedTuple
 
 from aiohttp import web, web_protocol
 from aiohttp.abc import AbstractAccessLogger
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
+
+from mcpeek.inspector.proxy.fast_lane import FastLane, Head
 
 DEFAULT_HEADER_TIMEOUT = 60.0
 #: The key set on a request whose head aiohttp could not parse (it answers 400 itself).
@@ -32,6 +34,7 @@ UNPARSED = "mcpeek.unparsed"
 _PARSE_ERROR = getattr(web_protocol, "ERROR", None)
 
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+Timed = web.RequestHandler | FastLane  # a connection whose first request head is awaited
 OnResponse = Callable[[web.BaseRequest, web.StreamResponse], None]
 OnTimeout = Callable[[str], None]
 
@@ -46,6 +49,14 @@ def _response_log(on_response: OnResponse) -> type[AbstractAccessLogger]:
     return ResponseLog
 
 
+class FastExchanges(NamedTuple):
+    """The relay's side of the fast lane: serving a request, and which requests it serves."""
+
+    serve: Callable[[FastLane, Head], Coroutine[Any, Any, None]]
+    qualifies: Callable[[Head], bool]
+    cut: Callable[[Head], None]
+
+
 class RelayServer(web.Server):
     def __init__(
         self,
@@ -54,6 +65,7 @@ class RelayServer(web.Server):
         on_response: OnResponse,
         on_header_timeout: OnTimeout,
         header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        fast: FastExchanges | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -67,14 +79,68 @@ class RelayServer(web.Server):
         )
         self.header_timeout = header_timeout
         self._on_header_timeout = on_header_timeout
-        self._header_timers: dict[web.RequestHandler, asyncio.TimerHandle] = {}
+        self._header_timers: dict[Timed, asyncio.TimerHandle] = {}
+        self._fast = fast
+        self._lanes: set[FastLane] = set()
+
+    def __call__(self) -> web.RequestHandler:
+        """A new connection's protocol: the fast lane's when there is one."""
+        if self._fast is None:
+            return super().__call__()
+        return FastLane(asyncio.get_running_loop(), self)  # type: ignore[return-value]
 
     def connection_made(self, handler: web.RequestHandler, transport: asyncio.Transport) -> None:
         super().connection_made(handler, transport)
+        self._start_header_timer(handler, transport)
+
+    def _start_header_timer(self, conn: Timed, transport: asyncio.Transport) -> None:
+        if conn in self._header_timers:
+            return
         loop = asyncio.get_running_loop()
-        self._header_timers[handler] = loop.call_later(
-            self.header_timeout, self._headers_too_slow, handler, transport
+        self._header_timers[conn] = loop.call_later(
+            self.header_timeout, self._headers_too_slow, conn, transport
         )
+
+    # -- the fast lane's host (fast_lane.LaneHost) ----------------------------------------
+    def serve(self, lane: FastLane, head: Head) -> Coroutine[Any, Any, None]:
+        assert self._fast is not None
+        return self._fast.serve(lane, head)
+
+    def qualifies(self, head: Head) -> bool:
+        assert self._fast is not None
+        return self._fast.qualifies(head)
+
+    def cut(self, head: Head) -> None:
+        assert self._fast is not None
+        self._fast.cut(head)
+
+    def hand_over(self, lane: FastLane) -> asyncio.Protocol:
+        return super().__call__()
+
+    def lane_opened(self, lane: FastLane, transport: asyncio.Transport) -> None:
+        self._lanes.add(lane)
+        self._start_header_timer(lane, transport)
+
+    def head_done(self, lane: FastLane) -> None:
+        timer = self._header_timers.pop(lane, None)
+        if timer is not None:
+            timer.cancel()
+
+    def lane_closed(self, lane: FastLane) -> None:
+        self._lanes.discard(lane)
+        self.head_done(lane)
+
+    def pre_shutdown(self) -> None:
+        super().pre_shutdown()
+        for lane in list(self._lanes):
+            if lane.exchange is None:
+                lane.close()
+
+    async def shutdown(self, timeout: float | None = None) -> None:
+        await super().shutdown(timeout)
+        for lane in list(self._lanes):
+            lane.close()
+        self._lanes.clear()
 
     def connection_lost(
         self, handler: web.RequestHandler, exc: BaseException | None = None
@@ -84,8 +150,8 @@ class RelayServer(web.Server):
         if timer is not None:
             timer.cancel()
 
-    def _headers_too_slow(self, handler: web.RequestHandler, transport: asyncio.Transport) -> None:
-        self._header_timers.pop(handler, None)
+    def _headers_too_slow(self, conn: Timed, transport: asyncio.Transport) -> None:
+        self._header_timers.pop(conn, None)
         peer = transport.get_extra_info("peername")
         transport.close()
         where = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "a client"

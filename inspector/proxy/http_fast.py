@@ -1,0 +1,239 @@
+"""One exchange of the fast lane (:mod:`~mcpeek.inspector.proxy.fast_lane`), served
+by the plain relay without aiohttp's server.
+
+The same exchange as :meth:`HttpRelay.handle <mcpeek.inspector.proxy.http.HttpRelay.handle>`
+and :func:`~mcpeek.inspector.proxy.http_response.relay_response` make through
+aiohttp, for the requests the lane takes (:func:`qualifies`): forwarded
+first, recorded after, the same records in the same order; the response's
+head is the one aiohttp would write (the same headers added, serialized by
+:func:`~mcpeek.inspector.proxy.http_wire.serialize_headers`), its body the
+upstream's bytes, with its ``Content-Length`` or chunked, an SSE stream
+chunk by chunk as it comes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from aiohttp.helpers import EMPTY_BODY_STATUS_CODES, rfc822_formatted_time
+from aiohttp.http import SERVER_SOFTWARE
+from multidict import CIMultiDict
+
+from mcpeek.inspector.proxy.fast_lane import FastLane, Head
+from mcpeek.inspector.proxy.http_body import ForwardedBody
+from mcpeek.inspector.proxy.http_headers import end_to_end
+from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
+from mcpeek.inspector.proxy.http_wire import serialize_headers
+from mcpeek.inspector.proxy.rewrite import Rewriter
+from mcpeek.inspector.proxy.upstream import (
+    LAST_CHUNK,
+    UpstreamClosed,
+    UpstreamResponse,
+    chunk_frame,
+)
+from mcpeek.inspector.records import Event, Http
+
+if TYPE_CHECKING:
+    from mcpeek.inspector.proxy.http import HttpRelay
+
+# aiohttp's limit on a request line and on a header field: longer ones get its 400.
+_FIELD_LIMIT = 8190
+# Requests the lane leaves to aiohttp whatever else they say.
+_NOT_FAST = ("expect", "upgrade", "transfer-encoding")
+
+
+def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
+    """Whether the lane may serve ``head``: an HTTP/1.1 request with an origin-form
+    target the guard lets pass, and no body or a small one of announced length.
+    What it leaves (refusals, big or chunked bodies, ``Expect``, ``Upgrade``, the
+    OAuth metadata whose body the relay rewrites) aiohttp's server answers."""
+    target = head.target
+    if head.version != "1.1" or not target.startswith("/") or len(target) > _FIELD_LIMIT:
+        return False
+    # request.path decodes escapes: a target that might name the protected-resource
+    # metadata (whose body is rewritten) goes the slow way.
+    if "%" in target or "well-known" in target:
+        return False
+    host = origin = None
+    lengths = 0
+    for name, value in head.headers:
+        if len(name) + len(value) > _FIELD_LIMIT:
+            return False
+        lower = name.lower()
+        if lower in _NOT_FAST:
+            return False
+        if lower == "content-length":
+            lengths += 1
+            if lengths > 1 or not value.isdigit() or int(value) > small_body:
+                return False
+            head.content_length = int(value)
+        elif lower == "host" and host is None:
+            host = value
+        elif lower == "origin" and origin is None:
+            origin = value
+    return relay.guard.refusal(host, origin) is None
+
+
+def _recorder(relay: HttpRelay, head: Head, headers: CIMultiDict[str]) -> RequestRecorder:
+    x = f"x{relay.next_id()}"
+    record = Http(x=x, phase="request", method=head.method, path=head.target, headers=head.headers)
+    return RequestRecorder(relay.emit, record, headers.get("Content-Type", ""))
+
+
+def cut_short(relay: HttpRelay, head: Head) -> None:
+    """The client left while sending ``head``'s body (``head.body``: what came of it),
+    recorded as aiohttp's server records it (``client_gone``)."""
+    recorder = _recorder(relay, head, head.multi())
+    if head.body:
+        recorder.feed(head.body)
+    recorder.finish(complete=False)
+    recorder.head()
+    relay.emit([Http(x=recorder.x, phase="end", reason="client-closed")])
+
+
+async def serve(relay: HttpRelay, lane: FastLane, head: Head) -> None:
+    """Relay one request the lane took, and record it (see the module's doc)."""
+    headers = head.multi()
+    recorder = _recorder(relay, head, headers)
+    x = recorder.x
+    try:
+        with relay.active():
+            await _forward(relay, lane, head, headers, recorder)
+    except asyncio.CancelledError:
+        recorder.finish(complete=False)
+        relay.emit([Http(x=x, phase="end", reason="client-closed")])
+        raise
+
+
+async def _forward(
+    relay: HttpRelay, lane: FastLane, head: Head, headers: CIMultiDict[str], rec: RequestRecorder
+) -> None:
+    small = ForwardedBody(head.body, rec) if head.content_length is not None else None
+    try:
+        upstream = await relay.upstream_client.request(
+            head.method,
+            head.target,
+            relay.upstream_headers(headers),
+            head.body if small is not None else None,
+            sent=small.record if small is not None else None,
+        )
+    except OSError as exc:  # UpstreamError: no answer
+        if small is not None:
+            small.record()  # what the client sent (written or not before the failure)
+        rec.finish(complete=small is not None)
+        rec.head()
+        reason = f"upstream {relay.origin} unreachable: {exc or type(exc).__name__}"
+        relay.emit([Event(event="upstream-error", message=reason)])
+        _bad_gateway(relay, lane, head, rec.x, reason)
+        return
+    if small is not None:
+        small.record()
+    async with upstream:
+        rec.head()
+        await _relay_response(relay, lane, head, rec.x, upstream)
+
+
+def _bad_gateway(relay: HttpRelay, lane: FastLane, head: Head, x: str, text: str) -> None:
+    """The 502 aiohttp would send for ``answer_itself``, and its records."""
+    body = f"mcpeek: {text}\n"
+    data = body.encode()
+    own = CIMultiDict(
+        [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(data)))]
+    )
+    _finish_head(own, head.keep_alive)
+    lane.write(serialize_headers("HTTP/1.1 502 Bad Gateway", own) + data)
+    relay.emit(
+        [
+            Http(
+                x=x,
+                phase="response",
+                status=502,
+                headers=[(k.lower(), v) for k, v in own.items()],
+                by_proxy=True,
+            ),
+            Http(x=x, phase="end", reason="upstream-error", body=body),
+        ]
+    )
+
+
+def _finish_head(headers: CIMultiDict[str], keep_alive: bool) -> None:
+    """The headers aiohttp adds to every response it sends."""
+    if "Date" not in headers:
+        headers["Date"] = rfc822_formatted_time()
+    headers.setdefault("Server", SERVER_SOFTWARE)
+    if not keep_alive:
+        headers["Connection"] = "close"
+
+
+async def _relay_response(
+    relay: HttpRelay, lane: FastLane, head: Head, x: str, upstream: UpstreamResponse
+) -> None:
+    """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
+    it was written (as :func:`~mcpeek.inspector.proxy.http_response.relay_response`)."""
+    path = head.target.partition("?")[0]  # no escapes in a fast-lane target: request.path
+    rewriter = Rewriter(relay, head.method, path, upstream) if relay.rewrite_resource else None
+    headers = end_to_end(upstream.headers)
+    if rewriter is not None:
+        rewriter.headers(headers)
+    encoding = upstream.headers.get("Content-Encoding")
+    relay.emit(
+        [
+            Http(
+                x=x,
+                phase="response",
+                status=upstream.status,
+                headers=list(upstream.headers.items()),
+                encoding=encoding or None,
+            )
+        ]
+    )
+    content_type = upstream.headers.get("Content-Type", "")
+    is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
+    sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
+    # What aiohttp's StreamResponse.prepare makes of these headers.
+    status = upstream.status
+    empty = status in EMPTY_BODY_STATUS_CODES or head.method == "HEAD"
+    length_text = headers.get("Content-Length")
+    length = int(length_text) if length_text is not None else None
+    chunked = length is None and not empty
+    if chunked:
+        headers["Transfer-Encoding"] = "chunked"
+    if empty:
+        if length_text is not None and status in EMPTY_BODY_STATUS_CODES:
+            del headers["Content-Length"]
+        headers.popall("Transfer-Encoding", None)
+    elif length != 0:
+        headers.setdefault("Content-Type", "application/octet-stream")
+    _finish_head(headers, head.keep_alive)
+    lane.write(serialize_headers(f"HTTP/1.1 {status} {upstream.reason}", headers))
+    recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding)
+    left = length if length is not None else 0
+    reason = "complete"
+    ended = False  # the last chunk went to the client before the body was recorded
+    try:
+        async for chunk in upstream.chunks():
+            out = sse_rewrite(chunk) if sse_rewrite else chunk
+            if chunked:
+                lane.write(chunk_frame(out))
+            elif not empty and left:  # as aiohttp's writer: never past the length
+                lane.write(out[:left])
+                left -= min(left, len(out))
+            if upstream.at_eof():
+                ended = True
+                if chunked:
+                    lane.write(LAST_CHUNK)
+            else:
+                await lane.drain()
+            recorder.feed(chunk)
+    except UpstreamClosed:
+        if lane.is_closing():
+            reason = "client-closed"
+        else:
+            reason = "upstream-closed"
+            lane.close()  # the client's stream ends the same way: no clean end of body
+    except ConnectionResetError:
+        reason = "client-closed"
+    if reason == "complete" and not ended and chunked:
+        lane.write(LAST_CHUNK)
+    recorder.finish(reason)
