@@ -42,19 +42,28 @@ def _text(raw: bytes) -> str:
 class Head:
     """One request, whole, as the lane parsed it."""
 
-    __slots__ = ("body", "content_length", "headers", "keep_alive", "method", "target", "version")
+    __slots__ = (
+        "body",
+        "content_length",
+        "fields",
+        "headers",
+        "keep_alive",
+        "method",
+        "size",
+        "target",
+        "version",
+    )
 
     def __init__(self) -> None:
         self.method = ""
         self.target = ""
         self.version = ""
-        self.headers: list[tuple[str, str]] = []
+        self.headers: list[tuple[str, str]] = []  # in order, as recorded
+        self.fields: CIMultiDict[str] = CIMultiDict()  # the same, to look up
+        self.size = 0  # bytes held when the head was complete: a bound on any field's length
         self.keep_alive = True
         self.content_length: int | None = None
         self.body = b""
-
-    def multi(self) -> CIMultiDict[str]:
-        return CIMultiDict(self.headers)
 
 
 class LaneHost(Protocol):
@@ -214,7 +223,10 @@ class FastLane(asyncio.Protocol):
         self._head.target += _text(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._head.headers.append((_text(name), _text(value)))
+        # Decoded here, not by a helper: called for every header of every request.
+        self._head.headers.append(
+            (name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
+        )
 
     def on_headers_complete(self) -> None:
         if self._begun > 1:
@@ -224,6 +236,8 @@ class FastLane(asyncio.Protocol):
         head.method = parser.get_method().decode("ascii", "replace")
         head.version = parser.get_http_version()
         head.keep_alive = parser.should_keep_alive()
+        head.fields = CIMultiDict(head.headers)
+        head.size = len(self._held)
         self._head_complete = True
         self._host.head_done(self)
         self._fits = self._host.qualifies(head)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 # aiohttp's limit on a request line and on a header field: longer ones get its 400.
 _FIELD_LIMIT = 8190
 # Requests the lane leaves to aiohttp whatever else they say.
-_NOT_FAST = ("expect", "upgrade", "transfer-encoding")
+_NOT_FAST = ("Expect", "Upgrade", "Transfer-Encoding")
 
 
 def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
@@ -49,30 +49,25 @@ def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
     What it leaves (refusals, big or chunked bodies, ``Expect``, ``Upgrade``, the
     OAuth metadata whose body the relay rewrites) aiohttp's server answers."""
     target = head.target
-    if head.version != "1.1" or not target.startswith("/") or len(target) > _FIELD_LIMIT:
+    if head.version != "1.1" or not target.startswith("/"):
         return False
     # request.path decodes escapes: a target that might name the protected-resource
     # metadata (whose body is rewritten) goes the slow way.
     if "%" in target or "well-known" in target:
         return False
-    host = origin = None
-    lengths = 0
-    for name, value in head.headers:
-        if len(name) + len(value) > _FIELD_LIMIT:
+    fields = head.fields
+    if any(name in fields for name in _NOT_FAST):
+        return False
+    if head.size > _FIELD_LIMIT and (  # else no line of the head can be over the limit
+        len(target) > _FIELD_LIMIT or any(len(k) + len(v) > _FIELD_LIMIT for k, v in head.headers)
+    ):
+        return False
+    lengths = fields.getall("Content-Length", ())
+    if lengths:
+        if len(lengths) > 1 or not lengths[0].isdigit() or int(lengths[0]) > small_body:
             return False
-        lower = name.lower()
-        if lower in _NOT_FAST:
-            return False
-        if lower == "content-length":
-            lengths += 1
-            if lengths > 1 or not value.isdigit() or int(value) > small_body:
-                return False
-            head.content_length = int(value)
-        elif lower == "host" and host is None:
-            host = value
-        elif lower == "origin" and origin is None:
-            origin = value
-    return relay.guard.refusal(host, origin) is None
+        head.content_length = int(lengths[0])
+    return relay.guard.refusal(fields.get("Host"), fields.get("Origin")) is None
 
 
 def _recorder(relay: HttpRelay, head: Head, headers: CIMultiDict[str]) -> RequestRecorder:
@@ -84,7 +79,7 @@ def _recorder(relay: HttpRelay, head: Head, headers: CIMultiDict[str]) -> Reques
 def cut_short(relay: HttpRelay, head: Head) -> None:
     """The client left while sending ``head``'s body (``head.body``: what came of it),
     recorded as aiohttp's server records it (``client_gone``)."""
-    recorder = _recorder(relay, head, head.multi())
+    recorder = _recorder(relay, head, head.fields)
     if head.body:
         recorder.feed(head.body)
     recorder.finish(complete=False)
@@ -94,7 +89,7 @@ def cut_short(relay: HttpRelay, head: Head) -> None:
 
 async def serve(relay: HttpRelay, lane: FastLane, head: Head) -> None:
     """Relay one request the lane took, and record it (see the module's doc)."""
-    headers = head.multi()
+    headers = head.fields
     recorder = _recorder(relay, head, headers)
     x = recorder.x
     try:
@@ -206,7 +201,12 @@ async def _relay_response(
     elif length != 0:
         headers.setdefault("Content-Type", "application/octet-stream")
     _finish_head(headers, head.keep_alive)
-    lane.write(serialize_headers(f"HTTP/1.1 {status} {upstream.reason}", headers))
+    # The head goes with the body's first bytes when they are in already (one write,
+    # one segment), else now, alone: an SSE client sees the head before any event.
+    pending = serialize_headers(f"HTTP/1.1 {status} {upstream.reason}", headers)
+    if not upstream.buffered():
+        lane.write(pending)
+        pending = b""
     recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding)
     left = length if length is not None else 0
     reason = "complete"
@@ -214,26 +214,27 @@ async def _relay_response(
     try:
         async for chunk in upstream.chunks():
             out = sse_rewrite(chunk) if sse_rewrite else chunk
+            ended = upstream.at_eof()
             if chunked:
-                lane.write(chunk_frame(out))
-            elif not empty and left:  # as aiohttp's writer: never past the length
-                lane.write(out[:left])
-                left -= min(left, len(out))
-            if upstream.at_eof():
-                ended = True
-                if chunked:
-                    lane.write(LAST_CHUNK)
-            else:
+                out = chunk_frame(out) + LAST_CHUNK if ended else chunk_frame(out)
+            elif empty or not left:
+                out = b""
+            elif len(out) > left:  # as aiohttp's writer: never past the length
+                out = out[:left]
+            left -= len(out)
+            lane.write(pending + out if pending else out)
+            pending = b""
+            if not ended:
                 await lane.drain()
             recorder.feed(chunk)
     except UpstreamClosed:
-        if lane.is_closing():
-            reason = "client-closed"
-        else:
-            reason = "upstream-closed"
-            lane.close()  # the client's stream ends the same way: no clean end of body
+        reason = "client-closed" if lane.is_closing() else "upstream-closed"
     except ConnectionResetError:
         reason = "client-closed"
     if reason == "complete" and not ended and chunked:
-        lane.write(LAST_CHUNK)
+        pending += LAST_CHUNK
+    if pending:
+        lane.write(pending)
+    if reason == "upstream-closed":
+        lane.close()  # the client's stream ends the same way: no clean end of body
     recorder.finish(reason)

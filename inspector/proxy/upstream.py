@@ -92,6 +92,10 @@ class UpstreamResponse:
         """Whether the body's clean end has come and every chunk was taken."""
         return self._conn.at_eof()
 
+    def buffered(self) -> bool:
+        """Whether the body's next chunk, or its end, is in already."""
+        return self._conn.buffered()
+
     async def read(self) -> bytes:
         """The whole body."""
         return b"".join([chunk async for chunk in self.chunks()])

@@ -139,6 +139,10 @@ class UpstreamConnection(asyncio.Protocol):
         """Whether the body's clean end has come and every chunk was taken."""
         return self.complete and not self._chunks
 
+    def buffered(self) -> bool:
+        """Whether :meth:`next_chunk` would return at once."""
+        return bool(self._chunks) or self.complete or self.error is not None
+
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
