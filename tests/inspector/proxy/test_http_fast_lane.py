@@ -250,3 +250,56 @@ async def test_header_bytes_that_are_not_utf8_cross_the_lane_unchanged(
     assert fast_count == [1]
     assert [r.raw for r in records if isinstance(r, Msg)] == ["{}"]
     assert [r.reason for r in records if isinstance(r, Http) and r.phase == "end"] == ["complete"]
+
+
+async def _heads_through(fast: bool, up_port: int, requests: list[bytes]) -> list[bytes]:
+    """The response heads (``Date`` left out) the relay sends for ``requests``, one
+    connection each, with the fast lane or with aiohttp's server alone."""
+    guard = RequestGuard(0, allow_remote=True)
+    heads = []
+    async with HttpRelay(f"http://127.0.0.1:{up_port}/mcp", lambda _: None, guard) as relay:
+        relay.fast_lane = fast
+        runner, port = await listen(relay)
+        try:
+            for request in requests:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                heads.append(re.sub(rb"\r\nDate: [^\r]*", b"", head))
+                writer.close()
+        finally:
+            await runner.cleanup()
+    return heads
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        ("200 OK\r\nContent-Length: 2", b"{}"),
+        ("200 OK\r\nTransfer-Encoding: chunked", b"2\r\n{}\r\n0\r\n\r\n"),
+        ("204 No Content\r\nContent-Length: 0", b""),
+        ("304 Not Modified", b""),
+        ("202 Accepted\r\nContent-Length: 0", b""),
+        ("404 \r\nContent-Type: text/plain\r\nContent-Length: 1", b"x"),
+    ],
+)
+@pytest.mark.parametrize("method", ["GET", "HEAD", "DELETE"])
+@pytest.mark.parametrize("connection", [b"", b"Connection: close\r\n"])
+async def test_the_lane_writes_the_head_aiohttp_would(
+    fast_count: list[int], status: str, body: bytes, method: str, connection: bytes
+) -> None:
+    async def upstream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        asked = await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 %s\r\n\r\n" % status.encode())
+        if not asked.startswith(b"HEAD"):
+            writer.write(body)
+        await writer.drain()
+
+    server = await asyncio.start_server(upstream, "127.0.0.1", 0)
+    up_port = server.sockets[0].getsockname()[1]
+    request = b"%s /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%b\r\n" % (method.encode(), connection)
+    fast = await _heads_through(True, up_port, [request])
+    slow = await _heads_through(False, up_port, [request])
+    server.close()
+    assert fast_count == [1]
+    assert fast == slow
