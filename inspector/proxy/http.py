@@ -169,6 +169,14 @@ class HttpRelay:
         if length is not None and length > self.max_request_body:
             text = f"request body of {length} bytes is over the limit of {self.max_request_body}"
             return await answer_itself(self.emit, request, x, 413, text, "refused", head=record)
+        if (
+            request.version >= (1, 1)
+            and request.headers.get("Expect", "").lower() == "100-continue"
+        ):
+            # The client waits for this before it sends the body (curl, a second), and
+            # aiohttp's low-level server never sends it. Only now: a refused body is not asked for.
+            await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            request.writer.output_size = 0  # (aiohttp's own expect handler does the same)
         recorder = RequestRecorder(self.emit, record, request.headers.get("Content-Type", ""))
         try:
             with self.active():

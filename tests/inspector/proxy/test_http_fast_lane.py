@@ -130,8 +130,13 @@ async def test_a_request_the_lane_leaves_goes_to_aiohttp_mid_connection(
             b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (port, len(body), body)
         )
-    elif "extra" in odd:  # the body follows at once (aiohttp's low-level server sends no 100)
-        writer.write(post(port, 3, extra=odd["extra"]))  # type: ignore[arg-type]
+    elif "extra" in odd:  # the body only once the relay said 100 Continue, as curl does
+        request = post(port, 3, extra=odd["extra"])  # type: ignore[arg-type]
+        head_end = request.index(b"\r\n\r\n") + 4
+        writer.write(request[:head_end])
+        async with asyncio.timeout(10):
+            assert await reader.readuntil(b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
+        writer.write(request[head_end:])
     else:
         writer.write(post(port, 3, pad=odd["pad"]))  # type: ignore[arg-type]
     async with asyncio.timeout(10):
@@ -303,3 +308,17 @@ async def test_the_lane_writes_the_head_aiohttp_would(
     server.close()
     assert fast_count == [1]
     assert fast == slow
+
+
+async def test_a_body_over_the_limit_is_refused_without_asking_for_it(proxied: Start) -> None:
+    p = await proxied(json_upstream, relay_options={"max_request_body": 1000})
+    port = port_of(p)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    request = post(port, 1, pad=2000, extra=b"Expect: 100-continue\r\n")
+    writer.write(request[: request.index(b"\r\n\r\n") + 4])  # the head alone
+    async with asyncio.timeout(10):
+        head, _ = await read_response(reader)
+    assert head.startswith(b"HTTP/1.1 413 ")  # no 100 Continue before it
+    writer.close()
+    await settled(p, 1)
+    assert ends(p) == ["refused"]
