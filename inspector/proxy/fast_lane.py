@@ -27,6 +27,8 @@ from typing import Any, Protocol
 import httptools
 from multidict import CIMultiDict
 
+from mcpeek.inspector.proxy.write_pause import WritePause
+
 #: A request head held longer than this, still incomplete, goes to aiohttp (its limits).
 HEAD_LIMIT = 32 * 1024
 #: Bytes held while an exchange is served before reading pauses.
@@ -78,7 +80,7 @@ class LaneHost(Protocol):
     def lane_closed(self, lane: FastLane) -> None: ...
 
 
-class FastLane(asyncio.Protocol):
+class FastLane(WritePause, asyncio.Protocol):
     """One client connection while it stays in the fast lane (see the module's doc)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, host: LaneHost) -> None:
@@ -89,7 +91,6 @@ class FastLane(asyncio.Protocol):
         self.exchange: asyncio.Task[None] | None = None
         self._held = bytearray()  # the bytes of the request not served yet
         self._paused = False
-        self._drain: asyncio.Future[None] | None = None
         self._idle: asyncio.TimerHandle | None = None
         self._new_message()
 
@@ -121,22 +122,12 @@ class FastLane(asyncio.Protocol):
         self.closed = True
         self._host.lane_closed(self)
         self._stop_idle()
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_exception(ConnectionResetError("the client closed the connection"))
-            self._drain.exception()  # retrieved: nobody may wait on it again
+        self._drain_failed(ConnectionResetError("the client closed the connection"))
         if self.exchange is not None:
             self.exchange.cancel()  # recorded as client-closed, as aiohttp cancels its handler
         elif self._head_complete and self._fits and self._begun == 1:
             self._head.body = b"".join(self._body)
             self._host.cut(self._head)  # the client left mid-body
-
-    def pause_writing(self) -> None:
-        self._drain = self._loop.create_future()
-
-    def resume_writing(self) -> None:
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_result(None)
-        self._drain = None
 
     # -- writing, for the exchange -------------------------------------------------------
     def write(self, data: bytes) -> None:

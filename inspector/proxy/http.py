@@ -233,18 +233,26 @@ class HttpRelay:
                 return await answer_itself(self.emit, request, x, 413, text, "refused")
             if not isinstance(exc, OSError):  # UpstreamError: no answer
                 raise
-            if small is not None:
-                small.record()  # what the client sent (written or not before the failure)
-            recorder.finish(complete=small is not None)
-            recorder.head()
-            reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
-            self.emit([Event(event="upstream-error", message=reason)])
+            reason = self.unreachable(exc, small, recorder)
             return await answer_itself(self.emit, request, x, 502, reason, "upstream-error")
         if small is not None:  # recorded once written; else now, the upstream answered first
             small.record()
         async with upstream:
             recorder.head()
             return await self._relay_response(request, x, upstream)
+
+    def unreachable(
+        self, exc: OSError, small: ForwardedBody | None, recorder: RequestRecorder
+    ) -> str:
+        """No answer from the upstream: the request recorded, the event told; the reason
+        to answer 502 with."""
+        if small is not None:
+            small.record()  # what the client sent (written or not before the failure)
+        recorder.finish(complete=small is not None)
+        recorder.head()
+        reason = f"upstream {self.origin} unreachable: {exc or type(exc).__name__}"
+        self.emit([Event(event="upstream-error", message=reason)])
+        return reason
 
     async def _stream_body(
         self, request: web.BaseRequest, recorder: RequestRecorder

@@ -22,17 +22,16 @@ from multidict import CIMultiDict
 
 from mcpeek.inspector.proxy.fast_lane import FastLane, Head
 from mcpeek.inspector.proxy.http_body import ForwardedBody
-from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
+from mcpeek.inspector.proxy.http_response import start_response
 from mcpeek.inspector.proxy.http_wire import serialize_headers
-from mcpeek.inspector.proxy.rewrite import Rewriter
 from mcpeek.inspector.proxy.upstream import (
     LAST_CHUNK,
     UpstreamClosed,
     UpstreamResponse,
     chunk_frame,
 )
-from mcpeek.inspector.records import Event, Http
+from mcpeek.inspector.records import Http
 
 if TYPE_CHECKING:
     from mcpeek.inspector.proxy.http import HttpRelay
@@ -114,13 +113,7 @@ async def _forward(
             sent=small.record if small is not None else None,
         )
     except OSError as exc:  # UpstreamError: no answer
-        if small is not None:
-            small.record()  # what the client sent (written or not before the failure)
-        rec.finish(complete=small is not None)
-        rec.head()
-        reason = f"upstream {relay.origin} unreachable: {exc or type(exc).__name__}"
-        relay.emit([Event(event="upstream-error", message=reason)])
-        _bad_gateway(relay, lane, head, rec.x, reason)
+        _bad_gateway(relay, lane, head, rec.x, relay.unreachable(exc, small, rec))
         return
     if small is not None:
         small.record()
@@ -167,25 +160,9 @@ async def _relay_response(
     """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
     it was written (as :func:`~mcpeek.inspector.proxy.http_response.relay_response`)."""
     path = head.target.partition("?")[0]  # no escapes in a fast-lane target: request.path
-    rewriter = Rewriter(relay, head.method, path, upstream) if relay.rewrite_resource else None
-    headers = end_to_end(upstream.headers)
-    if rewriter is not None:
-        rewriter.headers(headers)
-    encoding = upstream.headers.get("Content-Encoding")
-    relay.emit(
-        [
-            Http(
-                x=x,
-                phase="response",
-                status=upstream.status,
-                headers=list(upstream.headers.items()),
-                encoding=encoding or None,
-            )
-        ]
+    _, headers, content_type, is_sse, encoding, sse_rewrite = start_response(
+        relay, head.method, path, x, upstream
     )
-    content_type = upstream.headers.get("Content-Type", "")
-    is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
-    sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
     # What aiohttp's StreamResponse.prepare makes of these headers.
     status = upstream.status
     empty = status in EMPTY_BODY_STATUS_CODES or head.method == "HEAD"

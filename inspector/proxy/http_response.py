@@ -4,9 +4,11 @@ as it arrives, then recorded (see :mod:`~mcpeek.inspector.proxy.http`)."""
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from aiohttp import web
+from multidict import CIMultiDict
 
 from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_own import RECORDED
@@ -19,19 +21,26 @@ if TYPE_CHECKING:
     from mcpeek.inspector.proxy.http import HttpRelay
 
 
-async def relay_response(
-    relay: HttpRelay, request: web.BaseRequest, x: str, upstream: UpstreamResponse
-) -> web.StreamResponse:
-    """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
-    it was written (and the OAuth rewrites the relay makes on the way)."""
-    rewriter = (
-        Rewriter(relay, request.method, request.path, upstream) if relay.rewrite_resource else None
-    )
+class Started(NamedTuple):
+    """A relayed response's start, the same however it is served."""
+
+    rewriter: Rewriter | None
+    headers: CIMultiDict[str]  # the client's: end to end, rewritten
+    content_type: str
+    is_sse: bool
+    encoding: str | None
+    sse_rewrite: Callable[[bytes], bytes] | None
+
+
+def start_response(
+    relay: HttpRelay, method: str, path: str, x: str, upstream: UpstreamResponse
+) -> Started:
+    """The client's response headers for ``upstream``'s, with its head recorded."""
+    rewriter = Rewriter(relay, method, path, upstream) if relay.rewrite_resource else None
     headers = end_to_end(upstream.headers)
     if rewriter is not None:
         rewriter.headers(headers)
     encoding = upstream.headers.get("Content-Encoding")
-    request[RECORDED] = True
     relay.emit(
         [
             Http(
@@ -45,10 +54,22 @@ async def relay_response(
     )
     content_type = upstream.headers.get("Content-Type", "")
     is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
-    if rewriter is not None and rewriter.wants_body(content_type):
-        return await rewriter.relay_metadata(x, headers)
     # Never on compressed bytes: the endpoint URL is not there to find, only to break.
     sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
+    return Started(rewriter, headers, content_type, is_sse, encoding, sse_rewrite)
+
+
+async def relay_response(
+    relay: HttpRelay, request: web.BaseRequest, x: str, upstream: UpstreamResponse
+) -> web.StreamResponse:
+    """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
+    it was written (and the OAuth rewrites the relay makes on the way)."""
+    rewriter, headers, content_type, is_sse, encoding, sse_rewrite = start_response(
+        relay, request.method, request.path, x, upstream
+    )
+    request[RECORDED] = True
+    if rewriter is not None and rewriter.wants_body(content_type):
+        return await rewriter.relay_metadata(x, headers)
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
     length = upstream.headers.get("Content-Length")
     if length is not None and length.isdigit() and "Transfer-Encoding" not in upstream.headers:

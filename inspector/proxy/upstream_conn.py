@@ -22,6 +22,8 @@ from collections import deque
 
 import httptools
 
+from mcpeek.inspector.proxy.write_pause import WritePause
+
 #: Body bytes buffered, not yet taken by the relay, before reading pauses.
 HIGH_WATER = 256 * 1024
 
@@ -40,7 +42,7 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-class UpstreamConnection(asyncio.Protocol):
+class UpstreamConnection(WritePause, asyncio.Protocol):
     """The protocol of one connection to the upstream (see the module's doc)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -48,7 +50,6 @@ class UpstreamConnection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self._parser = httptools.HttpResponseParser(self)
         self.lost = False
-        self._drain: asyncio.Future[None] | None = None  # set while writing is paused
         self._paused = False  # reading paused: the relay is behind
         self.writer: asyncio.Task[None] | None = None  # writes a streamed request body
         self.exchanges = 0  # how many exchanges began on this connection
@@ -155,14 +156,6 @@ class UpstreamConnection(asyncio.Protocol):
         if self._drain is not None:
             await self._drain
 
-    def pause_writing(self) -> None:
-        self._drain = self._loop.create_future()
-
-    def resume_writing(self) -> None:
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_result(None)
-        self._drain = None
-
     # -- asyncio.Protocol ------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -194,9 +187,7 @@ class UpstreamConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
-        if self._drain is not None and not self._drain.done():
-            self._drain.set_exception(UpstreamClosed("the upstream closed the connection"))
-            self._drain.exception()  # retrieved: a writer may never wait on it again
+        self._drain_failed(UpstreamClosed("the upstream closed the connection"))
         if not self._in_exchange or self.complete:
             return
         if self._until_close and self.head.done() and exc is None and self.error is None:

@@ -21,15 +21,21 @@ class Flaky(AnalysisListener):
             raise self.error
 
 
-def test_a_bug_is_told_once_and_the_next_records_are_analysed(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def four_pings_and_a_bug(what: str) -> tuple[list[Record], Flaky, GuardedAnalyzer]:
+    """A header and four requests; a listener that fails on the second record; the
+    guard around its Analyzer (its checks called ``what``)."""
     b = RecordBuilder()
     for i in range(4):
         b.request("ping", id=i + 1)
     listener = Flaky(RuntimeError("boom"))
-    checks = GuardedAnalyzer(Analyzer([listener]), "the checks", "they go on")
-    for record in b.records:  # the header first
+    return b.records, listener, GuardedAnalyzer(Analyzer([listener]), what, "they go on")
+
+
+def test_a_bug_is_told_once_and_the_next_records_are_analysed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    records, listener, checks = four_pings_and_a_bug("the checks")
+    for record in records:  # the header first
         checks.feed(record)
     checks.finish()
     assert len(listener.seen) == 4  # every message after the failing one too

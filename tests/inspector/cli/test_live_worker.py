@@ -231,15 +231,11 @@ def test_the_worker_feeds_the_analyzer_guarded_and_counts_what_it_checked(
     import threading
 
     from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
-    from tests.inspector.analysis.test_guarded import Flaky
+    from tests.inspector.analysis.test_guarded import Flaky, four_pings_and_a_bug
 
-    b = RecordBuilder()
-    for i in range(4):
-        b.request("ping", id=i + 1)
-    listener = Flaky(RuntimeError("boom"))
-    guard = GuardedAnalyzer(Analyzer([listener]), "the live checks", "they go on")
+    records, listener, guard = four_pings_and_a_bug("the live checks")
     traffic = live_worker._ProxyTraffic(guard, guard, threading.Event())
-    for record in b.records:  # the header first
+    for record in records:  # the header first
         traffic.feed(record)
     traffic.finish()
     assert len(listener.seen) == 4 and traffic.checked == 4
@@ -247,7 +243,7 @@ def test_the_worker_feeds_the_analyzer_guarded_and_counts_what_it_checked(
     assert err == "mcpeek: internal error in the live checks (RuntimeError: boom); they go on\n"
     broken = GuardedAnalyzer(Analyzer([Flaky(BrokenPipeError())]), "the live checks")
     traffic = live_worker._ProxyTraffic(broken, broken, threading.Event())
-    header, first, second, *_ = b.records
+    header, first, second, *_ = records
     traffic.feed(header)
     traffic.feed(first)
     with pytest.raises(BrokenPipeError):

@@ -150,14 +150,22 @@ async def test_a_request_the_lane_leaves_goes_to_aiohttp_mid_connection(
     assert [json.loads(m)["id"] for m in p.msgs("c2s")] == [1, 2, 3, 4]
 
 
-async def test_pipelined_requests_in_one_write_are_answered_in_order(
-    proxied: Start, fast_count: list[int]
-) -> None:
+async def one_answered(
+    proxied: Start,
+) -> tuple[Proxied, int, asyncio.StreamReader, asyncio.StreamWriter]:
+    """A relay, its port, and a connection to it that had a first request answered."""
     p = await proxied(json_upstream)
     port = port_of(p)
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(post(port, 1))
     assert json.loads((await read_response(reader))[1])["id"] == 1
+    return p, port, reader, writer
+
+
+async def test_pipelined_requests_in_one_write_are_answered_in_order(
+    proxied: Start, fast_count: list[int]
+) -> None:
+    p, port, reader, writer = await one_answered(proxied)
     writer.write(post(port, 2) + post(port, 3) + post(port, 4))
     answers = [json.loads((await read_response(reader))[1])["id"] for _ in range(3)]
     assert answers == [2, 3, 4]
@@ -170,11 +178,7 @@ async def test_pipelined_requests_in_one_write_are_answered_in_order(
 async def test_a_malformed_request_after_a_fast_one_gets_aiohttp_s_recorded_400(
     proxied: Start, fast_count: list[int]
 ) -> None:
-    p = await proxied(json_upstream)
-    port = port_of(p)
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(post(port, 1))
-    await read_response(reader)
+    p, _, reader, writer = await one_answered(proxied)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n")
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.split(b"\r\n")[0].endswith(b" 400 Bad Request")  # HTTP/1.0, as aiohttp says it
