@@ -32,7 +32,7 @@ class GuardedAnalyzer:
         except BrokenPipeError:
             raise
         except Exception as exc:
-            self.tell(exc)
+            self._tell(exc)
 
     def tick(self, now: float) -> None:
         self._guarded(self.analyzer.tick, now)
@@ -46,11 +46,9 @@ class GuardedAnalyzer:
         except BrokenPipeError:
             raise
         except Exception as exc:
-            self.tell(exc)
+            self._tell(exc)
 
-    def tell(self, exc: Exception) -> None:
-        """A bug of the analysis: told once on stderr (a caller that feeds
-        :attr:`analyzer` itself, guarded as :meth:`feed` is, tells it here)."""
+    def _tell(self, exc: Exception) -> None:
         if not self._told:
             self._told = True
             print(

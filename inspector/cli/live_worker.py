@@ -114,10 +114,9 @@ class _ProxyTraffic:
 
     def __init__(self, checks: Analysis, guard: GuardedAnalyzer, cut: threading.Event) -> None:
         self._checks = checks  # the analysis: ``guard``, or flow lines' SlowCalls around it
-        # Records go straight to the Analyzer, guarded here as ``guard`` does: two calls
-        # less on every record (SlowCalls only passes records on; its work is in tick).
-        self._guard = guard
-        self._feed = guard.analyzer.feed  # (looked up once: called on every record)
+        # Records go straight to the guard, past SlowCalls, which only passes them on
+        # (its work is in tick): a call less on every record.
+        self._feed = guard.feed  # (looked up once: called on every record)
         self._cut = cut  # once set, time and the end say nothing about missing answers
         self.checked = 0  # records checked, the header and the violations aside
 
@@ -125,12 +124,7 @@ class _ProxyTraffic:
         kind = type(record)
         if kind is Violation:
             return
-        try:
-            self._feed(record)
-        except BrokenPipeError:
-            raise
-        except Exception as exc:
-            self._guard.tell(exc)
+        self._feed(record)
         if kind is not Header:
             self.checked += 1
 

@@ -22,6 +22,7 @@ from multidict import CIMultiDict
 
 from mcpeek.inspector.proxy.fast_lane import FastLane, Head
 from mcpeek.inspector.proxy.http_body import ForwardedBody
+from mcpeek.inspector.proxy.http_own import answer_records
 from mcpeek.inspector.proxy.http_record import RequestRecorder, ResponseRecorder, is_json
 from mcpeek.inspector.proxy.http_response import start_response
 from mcpeek.inspector.proxy.http_wire import serialize_headers
@@ -131,18 +132,8 @@ def _bad_gateway(relay: HttpRelay, lane: FastLane, head: Head, x: str, text: str
     )
     _finish_head(own, head.keep_alive)
     lane.write(serialize_headers("HTTP/1.1 502 Bad Gateway", own) + data)
-    relay.emit(
-        [
-            Http(
-                x=x,
-                phase="response",
-                status=502,
-                headers=[(k.lower(), v) for k, v in own.items()],
-                by_proxy=True,
-            ),
-            Http(x=x, phase="end", reason="upstream-error", body=body),
-        ]
-    )
+    headers = [(k.lower(), v) for k, v in own.items()]
+    relay.emit(answer_records(x, 502, headers, text, "upstream-error"))
 
 
 def _finish_head(headers: CIMultiDict[str], keep_alive: bool) -> None:

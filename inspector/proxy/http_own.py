@@ -89,14 +89,21 @@ async def answer_itself(
         request.protocol.force_close()
     request[RECORDED] = True
     records: list[SeqRecord] = [] if head is None else [head]
-    records.append(
-        Http(x=x, phase="response", status=status, headers=own_headers(response), by_proxy=True)
-    )
-    records.append(Http(x=x, phase="end", reason=reason, body=body))
+    emit(records + answer_records(x, status, own_headers(response), text, reason))
+    return response
+
+
+def answer_records(
+    x: str, status: int, headers: list[tuple[str, str]], text: str, reason: str
+) -> list[SeqRecord]:
+    """The records of mcpeek's own answer ``text`` (sent with ``headers``, as recorded)."""
+    records: list[SeqRecord] = [
+        Http(x=x, phase="response", status=status, headers=headers, by_proxy=True),
+        Http(x=x, phase="end", reason=reason, body=f"mcpeek: {text}\n"),
+    ]
     if reason == "refused":
         records.append(Event(event="note", message=f"refused {x}: {text}"))
-    emit(records)
-    return response
+    return records
 
 
 def client_gone(emit: Emit, request: web.BaseRequest, recorder: RequestRecorder) -> web.Response:

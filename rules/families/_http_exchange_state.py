@@ -58,6 +58,8 @@ def header_map(pairs: list[tuple[str, str]] | None) -> dict[str, str]:
 
 def media_type(value: str) -> str:
     """``text/event-stream`` of ``Text/Event-Stream; charset=utf-8``."""
+    if value in (JSON, SSE):  # (the usual value, already its own media type)
+        return value
     return value.split(";", 1)[0].strip().lower()
 
 
@@ -116,9 +118,7 @@ class Exchange:
         self.status = record.status
         self.resp_headers = headers = header_map(record.headers)
         value = headers.get("content-type")
-        if value is not None and value not in (JSON, SSE):  # (else its own media type)
-            value = media_type(value)
-        self.content_type = value
+        self.content_type = media_type(value) if value is not None else None
 
     @property
     def session_key(self) -> str:
