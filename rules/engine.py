@@ -1,23 +1,22 @@
 """The rule engine: every registered rule, run over the Analyzer's events.
 
-:class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It
-instantiates each rule once, calls the hooks a rule overrides only on what
-it asked for (the tables of :mod:`mcpeek.rules.dispatch`, built once per
-combination), gates era rules on the conversation's era (or the one
-``--spec`` forces), and hands every violation, as a
-:class:`~mcpeek.rules.reported.Reported`, to ``report``. A rule that raises becomes an
-``inspector.rule-crashed`` violation on that message; the other rules and
+:class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It instantiates
+each rule once, calls the hooks a rule overrides only on what it asked for (the tables of
+:mod:`mcpeek.rules.dispatch`, built once per combination), gates era rules on the
+conversation's era (or the one ``--spec`` forces), and hands every violation, as a
+:class:`~mcpeek.rules.reported.Reported`, to ``report`` (with ``shown=False``, without the
+excerpt, method and id of the message it blames: lint's JSON prints none). A rule that
+raises becomes an ``inspector.rule-crashed`` violation on that message; the other rules and
 the traffic go on.
 
-The conformant fast path: a rule whose ``gated`` kinds include a message's
-kind is silent on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one
-typed decode of the whole message), so on those it is not called at all.
-Most traffic is conformant, and the pure per-message rules (schema,
-envelope, ``_meta``…) are most of the cost. A
-:class:`~mcpeek.rules.verify.VerifiedRuleEngine`, built explicitly, runs a
-second engine without the gate beside this one and reports any hook whose
-findings differ as ``inspector.gate-unsound``: :func:`mcpeek.rules.testing.lint_records`
-builds one, so every rule test doubles as a test of the gate.
+The conformant fast path: a rule whose ``gated`` kinds include a message's kind is silent
+on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one typed decode of the whole
+message), so on those it is not called at all. Most traffic is conformant, and the pure
+per-message rules (schema, envelope, ``_meta``…) are most of the cost. A
+:class:`~mcpeek.rules.verify.VerifiedRuleEngine`, built explicitly, runs a second engine
+without the gate beside this one and reports any hook whose findings differ as
+``inspector.gate-unsound``: :func:`mcpeek.rules.testing.lint_records` builds one, so every
+rule test doubles as a test of the gate.
 """
 
 from __future__ import annotations
@@ -42,6 +41,7 @@ from mcpeek.rules.reported import (
     crash_report,
     flag_line,
     made_note,
+    offended,
     version_era,
 )
 from mcpeek.rules.spec_links import SpecLinks
@@ -59,8 +59,10 @@ class RuleEngine(AnalysisListener):
         ignore: Iterable[str] = (),
         rules: Iterable[type[Rule]] | None = None,
         gate: bool = True,
+        shown: bool = True,
     ) -> None:
         self.report = report
+        self._shown = shown  # reports carry the excerpt, method and id (lint's JSON: no)
         self.spec = spec
         self._forced_era = version_era(spec)
         ignored = set(ignore)
@@ -263,15 +265,14 @@ class RuleEngine(AnalysisListener):
     def _emit(
         self, rule: Rule, finding: Finding, conversation: Conversation | None, entries: list[Entry]
     ) -> None:
-        made = None
         msgs = finding.msgs
         current = self._current_flow
         version = self.spec
         if version is None and conversation is not None:
             version = conversation.declared.protocol_version
-        direction, offender, shown, method, msg_id = blamed(msgs, entries, self._record, current)
-        if msgs and self._acted.any:
-            made = self._acted.made(msgs[-1], offender)
+        direction, offender = blamed(msgs, entries, self._record)
+        shown, method, msg_id = offended(offender if self._shown else None, current)
+        made = self._acted.made(msgs[-1], offender) if msgs and self._acted.any else None
         reported = Reported(
             rule=rule.id,
             severity=finding.severity or rule.severity,

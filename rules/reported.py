@@ -125,33 +125,34 @@ def finding_direction(msgs: list[int], entries: list[Entry], record: Record | No
     return None
 
 
-def offending(
-    msgs: list[int], entries: list[Entry], current: Flow | None
-) -> tuple[Entry | None, str, str | None, Any]:
-    """The entry a finding blames (the last of ``msgs``, if among ``entries``), with
-    what a report shows of it: its excerpt, its method (a response's: that of
-    ``current``, the flow being judged, when it is the entry's) and its shown id."""
+def offender(msgs: list[int], entries: list[Entry]) -> Entry | None:
+    """The entry a finding blames: the last of ``msgs``, if among ``entries``."""
     if msgs:
         seq = msgs[-1]
         for entry in entries:
             if entry.seq == seq:
-                return (entry, *offended(entry, current))
-    return None, "", None, None
+                return entry
+    return None
 
 
 def blamed(
-    msgs: list[int], entries: list[Entry], record: Record | None, current: Flow | None
-) -> tuple[str | None, Entry | None, str, str | None, Any]:
-    """A finding's direction (:func:`finding_direction`), then what :func:`offending`
-    says of it. The common case, a finding on the hook's one message, takes no loop."""
+    msgs: list[int], entries: list[Entry], record: Record | None
+) -> tuple[str | None, Entry | None]:
+    """A finding's direction (:func:`finding_direction`) and the entry it blames
+    (:func:`offender`). The common case, a finding on the hook's one message, takes
+    no loop."""
     if len(entries) == 1 and msgs and entries[0].seq == msgs[-1]:
         entry = entries[0]
-        return (entry.dir, entry, *offended(entry, current))
-    return (finding_direction(msgs, entries, record), *offending(msgs, entries, current))
+        return entry.dir, entry
+    return finding_direction(msgs, entries, record), offender(msgs, entries)
 
 
-def offended(entry: Entry, current: Flow | None) -> tuple[str, str | None, Any]:
-    """What a report shows of the entry it blames (see :func:`offending`)."""
+def offended(entry: Entry | None, current: Flow | None) -> tuple[str, str | None, Any]:
+    """What a report shows of the entry it blames: its excerpt, its method (a
+    response's: that of ``current``, the flow being judged, when it is the entry's)
+    and its shown id; nothing for no entry."""
+    if entry is None:
+        return "", None, None
     method = entry.method
     if method is None and current is not None and current.number == entry.flow:
         method = current.method  # a response: its request's method

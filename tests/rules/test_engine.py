@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+import msgspec
+
 from mcpeek.inspector.analysis import Analyzer
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.base import Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.engine import RULE_CRASHED, RuleEngine
+from mcpeek.rules.engine import RULE_CRASHED, Reported, RuleEngine
 from mcpeek.rules.testing import lint_records
 
 
@@ -65,7 +67,6 @@ def test_a_finding_becomes_the_captures_violation_record_without_its_context() -
     import msgspec
 
     from mcpeek.inspector.records import AnyRecord, Violation
-    from mcpeek.rules.engine import Reported
 
     b = RecordBuilder()
     b.raw('{"jsonrpc":"1.0","id":7,"method":"ping"}')
@@ -87,3 +88,21 @@ def test_a_finding_becomes_the_captures_violation_record_without_its_context() -
     line = msgspec.json.decode(msgspec.json.encode(record))
     assert set(line) == {"k", "rule", "severity", "msgs", "message", "spec"}  # the format's
     assert msgspec.json.decode(msgspec.json.encode(record), type=AnyRecord) == record
+
+
+def test_shown_false_leaves_out_only_what_a_reader_sees_of_the_blamed_message() -> None:
+    # lint's JSON builds its engine so: the findings are the same ones, without the
+    # excerpt, method and id of the message each blames (which it never prints).
+    b = RecordBuilder()
+    b.request("tools/list", id="a")
+    b.request("tools/list", id="a")  # id.reused, on the second request
+    b.error(7, -32600, "no such request")  # an orphan answer
+    found: dict[bool, list[Reported]] = {}
+    for shown in (True, False):
+        found[shown] = []
+        analyzer = Analyzer([RuleEngine(found[shown].append, shown=shown)])
+        analyzer.feed_all(b.records)
+        analyzer.finish()
+    assert any(v.excerpt and v.method and v.msg_id is not None for v in found[True])
+    bare = [msgspec.structs.replace(v, excerpt="", method=None, msg_id=None) for v in found[True]]
+    assert found[False] == bare

@@ -124,7 +124,10 @@ class LintCommand(Command):
                     else:
                         shown.append(v)
 
-            engine = RuleEngine(report, spec=args.spec, ignore=args.ignore)
+            # (only the text report shows the blamed message's excerpt, method and id)
+            engine = RuleEngine(
+                report, spec=args.spec, ignore=args.ignore, shown=args.format == "text"
+            )
             analyzer = Analyzer(
                 [engine], timeout=args.timeout, notification_window=NOTIFICATION_WINDOW
             )
