@@ -20,6 +20,11 @@ issue #14's target is stated in (>= 0.4).
 ``tests/bench/http_relay.py --keep DIR`` kept, say): the small capture is its
 first half of exchanges, the large one all of it.
 
+``--misses`` also simulates the caches and the branch predictor (slower) and prints
+the I1 and D1 misses and the mispredicts per message: lint's CPU-time ratio sits
+well below its instruction ratio because the rules' code misses far more per
+instruction than the floor's.
+
 ``--profile DIR`` keeps the cachegrind output files of the large runs there
 (read them with ``cg_annotate``; Python's own frames show as the
 interpreter's C functions, so it says where in C, not in which rule).
@@ -42,18 +47,27 @@ import analyze  # the benchmark capture
 
 ROOT = analyze.ROOT
 PYTHON = sys.executable
-TOTAL = re.compile(rb"I\s+refs:\s+([\d,]+)")
+#: What cachegrind prints of each counter (the misses only with --misses).
+COUNTERS = {
+    "instructions": re.compile(rb"I\s+refs:\s+([\d,]+)"),
+    "I1 misses": re.compile(rb"I1\s+misses:\s+([\d,]+)"),
+    "D1 misses": re.compile(rb"D1\s+misses:\s+([\d,]+)"),
+    "mispredicts": re.compile(rb"Mispredicts:\s+([\d,]+)"),
+}
 
 
-def instructions(capture: Path, *, no_rules: bool, keep: Path | None) -> int:
-    """Instructions cachegrind counts for one lint of ``capture``."""
+def instructions(
+    capture: Path, *, no_rules: bool, keep: Path | None, misses: bool = False
+) -> dict[str, int]:
+    """What cachegrind counts for one lint of ``capture``: its instructions and, with
+    ``misses``, its simulated cache misses and branch mispredicts."""
     ignored = [a for rule in rules.catalog() for a in ("--ignore", rule)] if no_rules else []
     with tempfile.TemporaryDirectory(prefix="mcpeek-cg-") as tmp:
         out = keep or Path(tmp) / "cachegrind.out"
         argv = [
             "valgrind",
             "--tool=cachegrind",
-            "--cache-sim=no",
+            *(["--cache-sim=yes", "--branch-sim=yes"] if misses else ["--cache-sim=no"]),
             f"--cachegrind-out-file={out}",
             PYTHON,
             "-m",
@@ -65,10 +79,14 @@ def instructions(capture: Path, *, no_rules: bool, keep: Path | None) -> int:
             str(capture),
         ]
         done = subprocess.run(argv, cwd=ROOT, capture_output=True, check=False)
-    found = TOTAL.search(done.stderr)
-    if found is None:
+    counts = {}
+    for name, pattern in COUNTERS.items():
+        found = pattern.search(done.stderr)
+        if found is not None:
+            counts[name] = int(found.group(1).replace(b",", b""))
+    if "instructions" not in counts:
         raise SystemExit(f"lint_instructions: no count from valgrind: {done.stderr[-400:]!r}")
-    return int(found.group(1).replace(b",", b""))
+    return counts
 
 
 def http_part(capture: Path, out: Path, *, half: bool) -> int:
@@ -96,6 +114,12 @@ def main() -> int:
         "instead of measuring it again: half the time, when only the rules changed",
     )
     parser.add_argument("--http", type=Path, help="an HTTP capture: per exchange, not message")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="also simulate the caches and branches (slower): lint's CPU time ratio sits "
+        "well below its instruction ratio, and these say why",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         print("lint_instructions: valgrind is not installed", file=sys.stderr)
@@ -123,11 +147,16 @@ def main() -> int:
             keep = None
             if args.profile is not None:
                 keep = args.profile / ("floor.out" if no_rules else "rules.out")
-            lo = instructions(small, no_rules=no_rules, keep=None)
-            hi = instructions(large, no_rules=no_rules, keep=keep)
-            per_message[label] = (hi - lo) / (n_large - n_small)
+            lo = instructions(small, no_rules=no_rules, keep=None, misses=args.misses)
+            hi = instructions(large, no_rules=no_rules, keep=keep, misses=args.misses)
+            each = {name: (hi[name] - lo[name]) / (n_large - n_small) for name in hi}
+            per_message[label] = each.pop("instructions")
             unit = "exchange" if args.http is not None else "message"
-            print(f"{label:<10} {per_message[label] / 1000:8.1f}k instructions/{unit}", flush=True)
+            extra = "".join(f", {value:,.0f} {name}" for name, value in each.items())
+            print(
+                f"{label:<10} {per_message[label] / 1000:8.1f}k instructions/{unit}{extra}",
+                flush=True,
+            )
     ratio = per_message["floor"] / per_message["all rules"]
     print(f"ratio      {ratio:8.3f}x  (floor / all rules; issue #14's target: >= 0.4)")
     return 0
