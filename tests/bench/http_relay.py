@@ -594,6 +594,8 @@ def main() -> int:
     )
     parser.add_argument("--keep", type=Path, help="keep mcpeek's captures in this folder")
     args = parser.parse_args()
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
     quick = args.quick
     n = args.requests or (500 if quick else 2000)
     warmup = 50 if quick else 200
