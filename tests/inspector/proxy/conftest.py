@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from aiohttp import web
 
+from mcpeek.inspector.proxy import http_fast
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from tests.inspector.proxy.http_harness import Handler, Proxied, listen
@@ -41,3 +42,17 @@ async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
     for relay, runner in started:
         await runner.cleanup()
         await relay.__aexit__()
+
+
+@pytest.fixture
+def fast_count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many exchanges the fast lane served (one list item, counted up)."""
+    served = [0]
+    serve = http_fast.serve
+
+    async def counted(*args: object) -> None:
+        served[0] += 1
+        await serve(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(http_fast, "serve", counted)
+    return served
