@@ -196,6 +196,10 @@ class FastLane(WritePause, asyncio.Protocol):
         protocol = self._host.hand_over(self)
         transport.set_protocol(protocol)
         protocol.connection_made(transport)
+        if self._drain is not None:
+            # The transport is paused and tells only the protocol it paused: aiohttp's
+            # would write on unchecked, and fail on the resume_writing it gets instead.
+            protocol.pause_writing()
         if self._paused:
             transport.resume_reading()
         if held:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
 from mcpeek.inspector.records import Http, Msg, SeqRecord, wire_bytes
 
@@ -41,3 +43,16 @@ async def listen(relay: HttpRelay) -> tuple[web.BaseRunner, int]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     return runner, runner.addresses[0][1]
+
+
+@contextlib.asynccontextmanager
+async def relaying(upstream: str) -> AsyncIterator[tuple[list[SeqRecord], str]]:
+    """An ``HttpRelay`` to ``upstream`` listening on loopback: its records and its URL."""
+    records: list[SeqRecord] = []
+    guard = RequestGuard(0)
+    async with HttpRelay(upstream, records.extend, guard) as relay:
+        runner, guard.port = await listen(relay)
+        try:
+            yield records, f"http://127.0.0.1:{guard.port}/mcp"
+        finally:
+            await runner.cleanup()

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from mcpeek.inspector.records import Http, SeqRecord
 from tests.inspector.proxy.http_harness import RESULT, RPC, Proxied
 
 Start = Callable[..., Awaitable[Proxied]]
@@ -53,7 +54,17 @@ def ends(p: Proxied) -> list[str | None]:
 
 
 async def settled(p: Proxied, count: int) -> None:
+    await ended(p.records, count)
+
+
+async def ended(records: list[SeqRecord], count: int) -> None:
+    """Wait (a few seconds at most) for ``count`` exchanges to be recorded as ended."""
+    await recorded(records, "end", count)
+
+
+async def recorded(records: list[SeqRecord], phase: str, count: int) -> None:
+    """Wait (a few seconds at most) for ``count`` HTTP records of ``phase``."""
     for _ in range(200):
-        if len(p.http("end")) >= count:
+        if sum(isinstance(r, Http) and r.phase == phase for r in records) >= count:
             return
         await asyncio.sleep(0.02)

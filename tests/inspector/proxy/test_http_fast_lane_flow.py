@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import socket
 from collections.abc import Iterator
 
@@ -12,12 +13,15 @@ import pytest
 from aiohttp import web
 
 from mcpeek.inspector.proxy.fast_lane import FastLane
+from tests.inspector.proxy.http_harness import relaying
 from tests.inspector.proxy.lane_harness import (
     Start,
+    ended,
     ends,
     port_of,
     post,
     read_response,
+    recorded,
     settled,
 )
 
@@ -30,7 +34,8 @@ BUFFER_BOUND = 1024 * 1024
 
 
 class LaneWrites:
-    """What the lanes' transports held: the most after any write, and their pauses."""
+    """What the lanes' transports held: the most after any write, and their pauses
+    (each lane's socket with a small send buffer)."""
 
     def __init__(self) -> None:
         self.most_buffered = 0
@@ -41,7 +46,14 @@ class LaneWrites:
 @pytest.fixture
 def lane_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[LaneWrites]:
     seen = LaneWrites()
-    write, pause, resume = FastLane.write, FastLane.pause_writing, FastLane.resume_writing
+    made, write = FastLane.connection_made, FastLane.write
+    pause, resume = FastLane.pause_writing, FastLane.resume_writing
+
+    def small_send_buffer(lane: FastLane, transport: asyncio.BaseTransport) -> None:
+        # The kernel then holds little of what the relay sends a client that does
+        # not read: the relay's own buffer fills, and pauses, after a few KiB.
+        transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        made(lane, transport)
 
     def sampled_write(lane: FastLane, data: bytes) -> None:
         write(lane, data)
@@ -57,6 +69,7 @@ def lane_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[LaneWrites]:
         resume(lane)
         seen.paused_now.discard(lane)
 
+    monkeypatch.setattr(FastLane, "connection_made", small_send_buffer)
     monkeypatch.setattr(FastLane, "write", sampled_write)
     monkeypatch.setattr(FastLane, "pause_writing", noted_pause)
     monkeypatch.setattr(FastLane, "resume_writing", noted_resume)
@@ -68,7 +81,8 @@ def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """No error (a callback's traceback: asyncio logs them) while the test runs."""
     with caplog.at_level(logging.ERROR):
         yield
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    logged = caplog.get_records("call")  # (caplog.records: the teardown's, here)
+    assert [r.getMessage() for r in logged if r.levelno >= logging.ERROR] == []
 
 
 async def unread_connection(port: int) -> socket.socket:
@@ -115,3 +129,49 @@ async def test_a_client_that_does_not_read_holds_a_big_sse_stream_back(
     await settled(p, 1)
     assert fast_count == [1]
     assert ends(p) == ["complete"]
+
+
+async def test_aiohttp_taking_over_a_connection_the_client_does_not_read_waits_too(
+    fast_count: list[int], lane_writes: LaneWrites, no_errors_logged: None
+) -> None:
+    bodies: list[bytes] = []
+
+    async def upstream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"\r\nContent-Length: (\d+)", head)
+        if length is not None:
+            await reader.readexactly(int(length[1]))
+        else:  # relayed chunked
+            await reader.readuntil(b"\r\n0\r\n\r\n")
+        bodies.append(b"%d" % len(bodies) * (100 * 1024))
+        # Head and body in one write, read at once: the lane ends its exchange on
+        # the write that fills the client's buffer, and is left paused.
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%b"
+            % (len(bodies[-1]), bodies[-1])
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(upstream, "127.0.0.1", 0)
+    up_port = server.sockets[0].getsockname()[1]
+    async with relaying(f"http://127.0.0.1:{up_port}/mcp") as (records, url):
+        port = int(url.split(":")[2].split("/")[0])
+        sock = await unread_connection(port)
+        loop = asyncio.get_running_loop()
+        await loop.sock_sendall(sock, post(port, 1))
+        await ended(records, 1)
+        assert lane_writes.paused_now  # the lane's exchange ended with writing paused
+        # A request the lane leaves (its body chunked): aiohttp's protocol takes over.
+        head, _, body = post(port, 2).partition(b"\r\n\r\n")
+        head = head.replace(b"Content-Length", b"Transfer-Encoding: chunked\r\nX-Length")
+        await loop.sock_sendall(sock, head + b"\r\n\r\n%x\r\n%b\r\n0\r\n\r\n" % (len(body), body))
+        await recorded(records, "response", 2)  # aiohttp writes its answer, unread yet
+        reader, writer = await asyncio.open_connection(sock=sock)
+        async with asyncio.timeout(10):
+            answers = [(await read_response(reader))[1] for _ in range(2)]
+        writer.close()
+        await ended(records, 2)
+    server.close()
+    assert answers == bodies
+    assert fast_count == [1]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import ipaddress
 import json
 import ssl
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -19,23 +17,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from mcpeek.inspector.proxy.guard import RequestGuard
-from mcpeek.inspector.proxy.http import HttpRelay
-from mcpeek.inspector.records import Event, Http, SeqRecord
-from tests.inspector.proxy.http_harness import RESULT, RPC, listen
-
-
-@contextlib.asynccontextmanager
-async def relaying(upstream: str) -> AsyncIterator[tuple[list[SeqRecord], str]]:
-    """An ``HttpRelay`` to ``upstream`` listening on loopback: its records and its URL."""
-    records: list[SeqRecord] = []
-    guard = RequestGuard(0)
-    async with HttpRelay(upstream, records.extend, guard) as relay:
-        runner, guard.port = await listen(relay)
-        try:
-            yield records, f"http://127.0.0.1:{guard.port}/mcp"
-        finally:
-            await runner.cleanup()
+from mcpeek.inspector.records import Event, Http
+from tests.inspector.proxy.http_harness import RESULT, RPC, relaying
 
 
 async def test_a_chunked_response_is_relayed_byte_for_byte() -> None:
