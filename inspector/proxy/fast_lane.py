@@ -33,7 +33,8 @@ from mcpeek.inspector.proxy.write_pause import WritePause
 HEAD_LIMIT = 32 * 1024
 #: Bytes held while an exchange is served before reading pauses.
 PENDING_LIMIT = 256 * 1024
-#: How long a kept-alive connection may idle, its next head incomplete (aiohttp's default).
+#: How long a kept-alive connection may idle, its next head incomplete (aiohttp's
+#: default; the lane is given the listener's).
 KEEPALIVE_TIMEOUT = 3630.0
 
 
@@ -83,9 +84,15 @@ class LaneHost(Protocol):
 class FastLane(WritePause, asyncio.Protocol):
     """One client connection while it stays in the fast lane (see the module's doc)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, host: LaneHost) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        host: LaneHost,
+        keepalive_timeout: float = KEEPALIVE_TIMEOUT,
+    ) -> None:
         self._loop = loop
         self._host = host
+        self._keepalive_timeout = keepalive_timeout
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.exchange: asyncio.Task[None] | None = None
@@ -180,10 +187,11 @@ class FastLane(WritePause, asyncio.Protocol):
         if self._paused:
             self._paused = False
             self.transport.resume_reading()
+        # Idle from now, as aiohttp's keep-alive timer runs, a next head begun or not:
+        # taking a whole request stops it.
+        self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
         if held:
             self._take(held)
-        else:
-            self._idle = self._loop.call_later(KEEPALIVE_TIMEOUT, self.close)
 
     def _give_up(self) -> None:
         """aiohttp's server takes the connection over, from the held request's first byte."""

@@ -111,8 +111,8 @@ class HttpRelay:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def server(self) -> RelayServer:
-        """The listener to run (``web.ServerRunner(relay.server())``)."""
+    def server(self, **options: float) -> RelayServer:
+        """The listener to run (``web.ServerRunner(relay.server())``); aiohttp's timeouts."""
         small = min(SMALL_BODY, self.max_request_body)
         fast = FastExchanges(
             lambda lane, head: http_fast.serve(self, lane, head),
@@ -125,6 +125,7 @@ class HttpRelay:
             on_header_timeout=self._header_timeout,
             header_timeout=self.header_timeout,
             fast=fast if self.fast_lane else None,
+            **options,
         )
 
     def next_id(self) -> int:

@@ -24,7 +24,7 @@ from aiohttp.abc import AbstractAccessLogger
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 
-from mcpeek.inspector.proxy.fast_lane import FastLane, Head
+from mcpeek.inspector.proxy.fast_lane import KEEPALIVE_TIMEOUT, FastLane, Head
 
 DEFAULT_HEADER_TIMEOUT = 60.0
 #: The key set on a request whose head aiohttp could not parse (it answers 400 itself).
@@ -81,13 +81,16 @@ class RelayServer(web.Server):
         self._on_header_timeout = on_header_timeout
         self._header_timers: dict[Timed, asyncio.TimerHandle] = {}
         self._fast = fast
+        # The lanes close an idle connection when aiohttp's handlers would.
+        self._keepalive_timeout = float(kwargs.get("keepalive_timeout", KEEPALIVE_TIMEOUT))
         self._lanes: set[FastLane] = set()
 
     def __call__(self) -> web.RequestHandler:
         """A new connection's protocol: the fast lane's when there is one."""
         if self._fast is None:
             return super().__call__()
-        return FastLane(asyncio.get_running_loop(), self)  # type: ignore[return-value]
+        lane = FastLane(asyncio.get_running_loop(), self, self._keepalive_timeout)
+        return lane  # type: ignore[return-value]
 
     def connection_made(self, handler: web.RequestHandler, transport: asyncio.Transport) -> None:
         super().connection_made(handler, transport)

@@ -20,6 +20,8 @@ async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
         *,
         relay_options: dict[str, object] | None = None,
         upstream_options: dict[str, object] | None = None,
+        server_options: dict[str, float] | None = None,
+        fast_lane: bool = True,
         **options: object,
     ) -> Proxied:
         upstream_app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -30,8 +32,9 @@ async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
         relay = HttpRelay(
             str(upstream.make_url("/mcp")), holder.records.extend, guard, **(relay_options or {})
         )
+        relay.fast_lane = fast_lane
         await relay.__aenter__()
-        runner, port = await listen(relay)
+        runner, port = await listen(relay, **(server_options or {}))
         guard.port = port
         holder.url = f"http://127.0.0.1:{port}"
         relay.public_origin = holder.url

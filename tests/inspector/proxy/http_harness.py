@@ -36,9 +36,9 @@ class Proxied:
         return [r for r in self.records if isinstance(r, Http) and r.phase == phase]
 
 
-async def listen(relay: HttpRelay) -> tuple[web.BaseRunner, int]:
+async def listen(relay: HttpRelay, **options: float) -> tuple[web.BaseRunner, int]:
     """The relay's own listener on a free loopback port (cleanup: ``runner.cleanup()``)."""
-    runner = web.ServerRunner(relay.server())
+    runner = web.ServerRunner(relay.server(**options))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

@@ -1,0 +1,64 @@
+"""How a fast-lane connection ends: idle past the keep-alive timeout, and when the
+server stops; each the way it ends on aiohttp's server alone (the lane off)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from aiohttp import web
+
+from tests.inspector.proxy.lane_harness import (
+    Start,
+    json_upstream,
+    port_of,
+    post,
+    read_response,
+)
+
+KEEPALIVE = {"keepalive_timeout": 0.2}
+# The lane on (its exchanges counted), and off: aiohttp's server serves them all.
+LANE_OR_NOT = pytest.mark.parametrize("fast_lane", [True, False], ids=["lane", "aiohttp"])
+
+
+async def closed_by_relay(reader: asyncio.StreamReader) -> bool:
+    """Whether the relay closes the connection (within a generous bound: no hang)."""
+    async with asyncio.timeout(10):
+        return await reader.read() == b""
+
+
+@LANE_OR_NOT
+async def test_an_idle_kept_alive_connection_is_closed_after_the_keepalive_timeout(
+    proxied: Start, fast_count: list[int], fast_lane: bool
+) -> None:
+    p = await proxied(json_upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    writer.write(post(port_of(p), 1))
+    await read_response(reader)
+    assert await closed_by_relay(reader)
+    writer.close()
+    assert fast_count == [int(fast_lane)]
+
+
+@LANE_OR_NOT
+async def test_a_next_head_begun_during_an_exchange_still_times_out_when_idle(
+    proxied: Start, fast_count: list[int], fast_lane: bool
+) -> None:
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.Response:
+        arrived.set()
+        await release.wait()
+        return await json_upstream(request)
+
+    p = await proxied(upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    writer.write(post(port_of(p), 1))
+    await arrived.wait()  # (the first request taken whole, not with the next bytes)
+    writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest
+    await asyncio.sleep(0.05)  # (held while the exchange runs)
+    release.set()
+    await read_response(reader)
+    assert await closed_by_relay(reader)
+    writer.close()
+    assert fast_count == [int(fast_lane)]
