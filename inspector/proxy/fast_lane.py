@@ -99,6 +99,7 @@ class FastLane(WritePause, asyncio.Protocol):
         self._held = bytearray()  # the bytes of the request not served yet
         self._paused = False
         self._idle: asyncio.TimerHandle | None = None
+        self._last = False  # the server stops: no request after the one served
         self._new_message()
 
     def _new_message(self) -> None:
@@ -154,6 +155,13 @@ class FastLane(WritePause, asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
+    def stop(self) -> None:
+        """The server stops: closed now if idle, else once its exchange is served (as
+        aiohttp's handler finishes its request, then closes)."""
+        self._last = True
+        if self.exchange is None:
+            self.close()
+
     # -- reading requests ----------------------------------------------------------------
     def _take(self, data: bytes | bytearray) -> None:
         self._held += data
@@ -179,7 +187,7 @@ class FastLane(WritePause, asyncio.Protocol):
         self.exchange = None
         if self.closed or self.transport is None or self.transport.is_closing():
             return
-        if not head.keep_alive:
+        if not head.keep_alive or self._last:
             self.close()
             return
         held = bytes(self._held)

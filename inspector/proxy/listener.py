@@ -136,11 +136,14 @@ class RelayServer(web.Server):
     def pre_shutdown(self) -> None:
         super().pre_shutdown()
         for lane in list(self._lanes):
-            if lane.exchange is None:
-                lane.close()
+            lane.stop()
 
     async def shutdown(self, timeout: float | None = None) -> None:
-        await super().shutdown(timeout)
+        """As aiohttp's handlers: each exchange under way may finish within ``timeout``,
+        then every connection closes (an exchange cut short: recorded client-closed)."""
+        serving = [lane.exchange for lane in self._lanes if lane.exchange is not None]
+        served = asyncio.wait(serving, timeout=timeout) if serving else asyncio.sleep(0)
+        await asyncio.gather(super().shutdown(timeout), served)
         for lane in list(self._lanes):
             lane.close()
         self._lanes.clear()

@@ -38,6 +38,7 @@ async def proxied(aiohttp_server):  # type: ignore[no-untyped-def]
         guard.port = port
         holder.url = f"http://127.0.0.1:{port}"
         relay.public_origin = holder.url
+        holder.relay, holder.runner = relay, runner
         started.append((relay, runner))
         return holder
 

@@ -24,6 +24,8 @@ class Proxied:
     url: str  # the proxy's origin
     upstream: TestServer
     records: list[SeqRecord] = field(default_factory=list)
+    relay: HttpRelay | None = None  # (set once listening)
+    runner: web.BaseRunner | None = None  # its listener, to stop as mcpeek does
 
     def msgs(self, direction: str | None = None) -> list[bytes]:
         return [

@@ -4,16 +4,19 @@ server stops; each the way it ends on aiohttp's server alone (the lane off)."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from aiohttp import web
 
 from tests.inspector.proxy.lane_harness import (
     Start,
+    ends,
     json_upstream,
     port_of,
     post,
     read_response,
+    settled,
 )
 
 KEEPALIVE = {"keepalive_timeout": 0.2}
@@ -62,3 +65,59 @@ async def test_a_next_head_begun_during_an_exchange_still_times_out_when_idle(
     assert await closed_by_relay(reader)
     writer.close()
     assert fast_count == [int(fast_lane)]
+
+
+@LANE_OR_NOT
+async def test_an_idle_connection_is_closed_when_the_server_stops(
+    proxied: Start, fast_count: list[int], fast_lane: bool
+) -> None:
+    p = await proxied(json_upstream, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    writer.write(post(port_of(p), 1))
+    await read_response(reader)
+    assert p.runner is not None
+    await p.runner.cleanup()
+    assert await closed_by_relay(reader)
+    writer.close()
+    assert fast_count == [int(fast_lane)]
+
+
+@LANE_OR_NOT
+@pytest.mark.parametrize("cli", [False, True], ids=["cleanup", "cli"])
+async def test_an_exchange_under_way_when_the_server_stops(
+    proxied: Start, fast_count: list[int], fast_lane: bool, cli: bool
+) -> None:
+    arrived, release = asyncio.Event(), asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.Response:
+        arrived.set()
+        await release.wait()
+        return await json_upstream(request)
+
+    p = await proxied(upstream, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    writer.write(post(port_of(p), 1))
+    await arrived.wait()
+    assert p.runner is not None and p.relay is not None
+
+    async def stop() -> None:
+        if cli:
+            await p.relay.close_exchanges()
+        await p.runner.cleanup()
+
+    stopping = asyncio.create_task(stop())
+    await asyncio.sleep(0.1)  # (the server stopping before the upstream answers)
+    release.set()
+    async with asyncio.timeout(10):
+        answered = await reader.read()
+        await stopping
+    writer.close()
+    await settled(p, 1)
+    assert fast_count == [int(fast_lane)]
+    if cli:  # mcpeek ends every exchange first: none is answered
+        assert (answered, ends(p)) == (b"", ["client-closed"])
+    else:  # aiohttp's server lets a handler finish, then closes
+        head, _, body = answered.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 OK\r\n")
+        assert json.loads(body)["id"] == 1
+        assert ends(p) == ["complete"]
