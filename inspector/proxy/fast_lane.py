@@ -116,6 +116,8 @@ class FastLane(WritePause, asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         self._host.lane_opened(self, transport)
+        # As aiohttp's handler: a connection that never sends a whole head is closed.
+        self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
 
     def data_received(self, data: bytes) -> None:
         if self.exchange is not None:  # the next request, early: taken once this one is done
@@ -177,7 +179,6 @@ class FastLane(WritePause, asyncio.Protocol):
             head.body = b"".join(self._body)
             self._held.clear()
             self._new_message()
-            self._stop_idle()
             self.exchange = self._loop.create_task(self._host.serve(self, head))
             self.exchange.add_done_callback(lambda _: self._served(head))
         elif not self._head_complete and len(self._held) > HEAD_LIMIT:
@@ -196,7 +197,7 @@ class FastLane(WritePause, asyncio.Protocol):
             self._paused = False
             self.transport.resume_reading()
         # Idle from now, as aiohttp's keep-alive timer runs, a next head begun or not:
-        # taking a whole request stops it.
+        # a whole head stops it.
         self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
         if held:
             self._take(held)
@@ -250,6 +251,7 @@ class FastLane(WritePause, asyncio.Protocol):
         head.fields = CIMultiDict(head.headers)
         head.size = len(self._held)
         self._head_complete = True
+        self._stop_idle()  # a request begun: aiohttp's keep-alive timer spares it too
         self._host.head_done(self)
         self._fits = self._host.qualifies(head)
 

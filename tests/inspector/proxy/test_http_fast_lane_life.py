@@ -68,6 +68,24 @@ async def test_a_next_head_begun_during_an_exchange_still_times_out_when_idle(
 
 
 @LANE_OR_NOT
+async def test_a_body_slower_than_the_keepalive_timeout_is_still_read(
+    proxied: Start, fast_count: list[int], fast_lane: bool
+) -> None:
+    # aiohttp's keep-alive timer spares a request whose head came whole: so does the lane's.
+    p = await proxied(json_upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    request = post(port_of(p), 1)
+    writer.write(request[:-5])
+    await asyncio.sleep(4 * KEEPALIVE["keepalive_timeout"])
+    writer.write(request[-5:])
+    async with asyncio.timeout(10):
+        _, body = await read_response(reader)
+    writer.close()
+    assert json.loads(body)["id"] == 1
+    assert fast_count == [int(fast_lane)]
+
+
+@LANE_OR_NOT
 async def test_an_idle_connection_is_closed_when_the_server_stops(
     proxied: Start, fast_count: list[int], fast_lane: bool
 ) -> None:
