@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp.helpers import EMPTY_BODY_STATUS_CODES, rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
+from aiohttp.http_parser import SINGLETON_HEADERS
 from multidict import CIMultiDict
 
 from mcpeek.inspector.proxy.fast_lane import FastLane, Head
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 _FIELD_LIMIT = 8190
 # Requests the lane leaves to aiohttp whatever else they say.
 _NOT_FAST = ("Expect", "Upgrade", "Transfer-Encoding")
+# aiohttp's limit on a head's fields, and the ones it allows once: it answers 400 past them.
+_MAX_HEADERS = 128
 
 
 def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
@@ -57,6 +60,10 @@ def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
         return False
     fields = head.fields
     if any(name in fields for name in _NOT_FAST):
+        return False
+    if len(fields) > _MAX_HEADERS or any(
+        len(fields.getall(name, ())) > 1 for name in SINGLETON_HEADERS
+    ):
         return False
     if head.size > _FIELD_LIMIT and (  # else no line of the head can be over the limit
         len(target) > _FIELD_LIMIT or any(len(k) + len(v) > _FIELD_LIMIT for k, v in head.headers)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+
 import pytest
 from aiohttp import web
 
@@ -60,3 +63,12 @@ def fast_count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(http_fast, "serve", counted)
     return served
+
+
+@pytest.fixture
+def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """No error (a callback's traceback: asyncio logs them) while the test runs."""
+    with caplog.at_level(logging.ERROR):
+        yield
+    logged = caplog.get_records("call")  # (caplog.records: the teardown's, here)
+    assert [r.getMessage() for r in logged if r.levelno >= logging.ERROR] == []

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 import socket
 from collections.abc import Iterator
@@ -74,15 +73,6 @@ def lane_writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[LaneWrites]:
     monkeypatch.setattr(FastLane, "pause_writing", noted_pause)
     monkeypatch.setattr(FastLane, "resume_writing", noted_resume)
     yield seen
-
-
-@pytest.fixture
-def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    """No error (a callback's traceback: asyncio logs them) while the test runs."""
-    with caplog.at_level(logging.ERROR):
-        yield
-    logged = caplog.get_records("call")  # (caplog.records: the teardown's, here)
-    assert [r.getMessage() for r in logged if r.levelno >= logging.ERROR] == []
 
 
 async def unread_connection(port: int) -> socket.socket:
