@@ -139,6 +139,11 @@ CASES: dict[str, tuple[list[bytes], bool, int]] = {
     "lane-then-aiohttp-then-lane": ([GET, CHUNKED_POST, GET], False, 1),
     "lane-then-malformed-and-more": ([GET, b"GARBAGE\r\n\r\n" + GET], False, 1),
     "lane-then-split-chunked": ([GET, *tiny(CHUNKED_POST, 5)], False, 1),
+    "lowercase-method": ([GET.replace(b"GET", b"get")], False, 0),
+    "no-host": ([b"GET /mcp HTTP/1.1\r\n\r\n"], False, 0),
+    "target-over-8190": ([GET.replace(b"/mcp", b"/mcp?" + b"a" * 9000)], False, 0),
+    "value-over-8190": ([GET.replace(HOST, HOST + b"X-A: " + b"a" * 9000 + b"\r\n")], False, 0),
+    "close-then-more": ([GET.replace(HOST, HOST + b"Connection: close\r\n"), GET], False, 1),
     "bare-lf": ([b"GET /mcp HTTP/1.1\n" + HOST.replace(b"\r\n", b"\n") + b"\n"], False, 0),
 }
 
