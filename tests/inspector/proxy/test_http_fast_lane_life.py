@@ -139,3 +139,30 @@ async def test_an_exchange_under_way_when_the_server_stops(
         assert head.startswith(b"HTTP/1.1 200 OK\r\n")
         assert json.loads(body)["id"] == 1
         assert ends(p) == ["complete"]
+
+
+@LANE_OR_NOT
+async def test_an_exchange_outlasting_the_shutdown_timeout_is_cut(
+    proxied: Start, fast_count: list[int], fast_lane: bool
+) -> None:
+    arrived = asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.Response:
+        arrived.set()
+        await asyncio.sleep(30)  # (never answers in time)
+        return await json_upstream(request)
+
+    p = await proxied(upstream, fast_lane=fast_lane)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    writer.write(post(port_of(p), 1))
+    await arrived.wait()
+    assert p.runner is not None and p.runner.server is not None
+    server = p.runner.server
+    server.pre_shutdown()
+    async with asyncio.timeout(10):
+        await server.shutdown(0.2)  # as runner.cleanup() with a shutdown_timeout of 0.2 s
+        answered = await reader.read()
+    writer.close()
+    await settled(p, 1)
+    assert (answered, ends(p)) == (b"", ["client-closed"])
+    assert fast_count == [int(fast_lane)]
