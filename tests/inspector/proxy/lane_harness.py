@@ -21,6 +21,20 @@ async def json_upstream(request: web.Request) -> web.Response:
     return web.json_response({**RESULT, "id": json.loads(body)["id"], "size": len(body)})
 
 
+class HeldUpstream:
+    """An upstream (its ``handler``) that answers as :func:`json_upstream` once released:
+    an exchange kept under way (``arrived`` is set when its request is in)."""
+
+    def __init__(self) -> None:
+        self.arrived = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def handler(self, request: web.Request) -> web.Response:
+        self.arrived.set()
+        await self.release.wait()
+        return await json_upstream(request)
+
+
 def post(port: int, ident: int, *, pad: int = 0, extra: bytes = b"") -> bytes:
     body = json.dumps({**RPC, "id": ident, "params": {"pad": "x" * pad}}).encode()
     return (

@@ -7,9 +7,9 @@ import asyncio
 import json
 
 import pytest
-from aiohttp import web
 
 from tests.inspector.proxy.lane_harness import (
+    HeldUpstream,
     Start,
     ends,
     json_upstream,
@@ -47,20 +47,14 @@ async def test_an_idle_kept_alive_connection_is_closed_after_the_keepalive_timeo
 async def test_a_next_head_begun_during_an_exchange_still_times_out_when_idle(
     proxied: Start, fast_count: list[int], fast_lane: bool
 ) -> None:
-    arrived, release = asyncio.Event(), asyncio.Event()
-
-    async def upstream(request: web.Request) -> web.Response:
-        arrived.set()
-        await release.wait()
-        return await json_upstream(request)
-
-    p = await proxied(upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
+    upstream = HeldUpstream()
+    p = await proxied(upstream.handler, server_options=KEEPALIVE, fast_lane=fast_lane)
     reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
     writer.write(post(port_of(p), 1))
-    await arrived.wait()  # (the first request taken whole, not with the next bytes)
+    await upstream.arrived.wait()  # (the first request taken whole, not with the next bytes)
     writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the rest
     await asyncio.sleep(0.05)  # (held while the exchange runs)
-    release.set()
+    upstream.release.set()
     await read_response(reader)
     assert await closed_by_relay(reader)
     writer.close()
@@ -105,17 +99,11 @@ async def test_an_idle_connection_is_closed_when_the_server_stops(
 async def test_an_exchange_under_way_when_the_server_stops(
     proxied: Start, fast_count: list[int], fast_lane: bool, cli: bool
 ) -> None:
-    arrived, release = asyncio.Event(), asyncio.Event()
-
-    async def upstream(request: web.Request) -> web.Response:
-        arrived.set()
-        await release.wait()
-        return await json_upstream(request)
-
-    p = await proxied(upstream, fast_lane=fast_lane)
+    upstream = HeldUpstream()
+    p = await proxied(upstream.handler, fast_lane=fast_lane)
     reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
     writer.write(post(port_of(p), 1))
-    await arrived.wait()
+    await upstream.arrived.wait()
     assert p.runner is not None and p.relay is not None
 
     async def stop() -> None:
@@ -125,7 +113,7 @@ async def test_an_exchange_under_way_when_the_server_stops(
 
     stopping = asyncio.create_task(stop())
     await asyncio.sleep(0.1)  # (the server stopping before the upstream answers)
-    release.set()
+    upstream.release.set()
     async with asyncio.timeout(10):
         answered = await reader.read()
         await stopping
@@ -145,17 +133,11 @@ async def test_an_exchange_under_way_when_the_server_stops(
 async def test_an_exchange_outlasting_the_shutdown_timeout_is_cut(
     proxied: Start, fast_count: list[int], fast_lane: bool
 ) -> None:
-    arrived = asyncio.Event()
-
-    async def upstream(request: web.Request) -> web.Response:
-        arrived.set()
-        await asyncio.sleep(30)  # (never answers in time)
-        return await json_upstream(request)
-
-    p = await proxied(upstream, fast_lane=fast_lane)
+    upstream = HeldUpstream()  # (never released: it never answers in time)
+    p = await proxied(upstream.handler, fast_lane=fast_lane)
     reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
     writer.write(post(port_of(p), 1))
-    await arrived.wait()
+    await upstream.arrived.wait()
     assert p.runner is not None and p.runner.server is not None
     server = p.runner.server
     server.pre_shutdown()
