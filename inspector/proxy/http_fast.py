@@ -158,9 +158,15 @@ async def _relay_response(
     """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
     it was written (as :func:`~mcpeek.inspector.proxy.http_response.relay_response`)."""
     path = head.target.partition("?")[0]  # no escapes in a fast-lane target: request.path
-    _, headers, content_type, is_sse, encoding, sse_rewrite = start_response(
+    _, headers, content_type, is_sse, encoding, sse_rewrite, record = start_response(
         relay, head.method, path, x, upstream
     )
+    # A body all in already is forwarded and recorded with nothing awaited in
+    # between (nothing can cancel the exchange there): the response's record then
+    # goes out with the body's, in one write to the capture instead of two.
+    held = [record] if upstream.whole() else None
+    if held is None:
+        relay.emit([record])
     # What aiohttp's StreamResponse.prepare makes of these headers.
     status = upstream.status
     empty = status in EMPTY_BODY_STATUS_CODES or head.method == "HEAD"
@@ -182,7 +188,7 @@ async def _relay_response(
     if not upstream.buffered():
         lane.write(pending)
         pending = b""
-    recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding)
+    recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding, held)
     left = length if length is not None else 0
     reason = "complete"
     ended = False  # the last chunk went to the client before the body was recorded

@@ -83,9 +83,19 @@ class ResponseRecorder(_Body):
     """Records a response body as it is relayed: SSE events, a JSON message, or a body."""
 
     def __init__(
-        self, emit: Emit, x: str, is_sse: bool, is_json: bool, content_encoding: str | None
+        self,
+        emit: Emit,
+        x: str,
+        is_sse: bool,
+        is_json: bool,
+        content_encoding: str | None,
+        held: list[SeqRecord] | None = None,
     ) -> None:
         super().__init__(emit, x, content_encoding)
+        # Records that go out with the body's first ones, in the same batch (one
+        # write to the capture fewer): the response's record, when its body was
+        # all in before its head was forwarded.
+        self.held = held or []
         self.sse = SseParser() if is_sse else None
         self.keep_all = is_json
         self.kept = bytearray()  # the body's bytes kept for the record (see _Body)
@@ -100,7 +110,8 @@ class ResponseRecorder(_Body):
         if self.sse is not None:
             events = self.sse.feed(data)
             if events:
-                records = [_msg("s2c", self.x, e.data) for e in events]
+                records = [*self.held, *(_msg("s2c", self.x, e.data) for e in events)]
+                self.held = []
                 del events  # a big event's bytes go before it is redacted and encoded
                 self.emit(records)
             return
@@ -110,7 +121,7 @@ class ResponseRecorder(_Body):
 
     def finish(self, reason: str) -> None:
         end = Http(x=self.x, phase="end", reason=reason)
-        records: list[SeqRecord] = []
+        records, self.held = self.held, []
         tail = self.decode_end() if reason == "complete" else b""
         if tail:
             self._take(tail)

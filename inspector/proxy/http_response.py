@@ -30,33 +30,30 @@ class Started(NamedTuple):
     is_sse: bool
     encoding: str | None
     sse_rewrite: Callable[[bytes], bytes] | None
+    record: Http  # the response's record, for the caller to emit
 
 
 def start_response(
     relay: HttpRelay, method: str, path: str, x: str, upstream: UpstreamResponse
 ) -> Started:
-    """The client's response headers for ``upstream``'s, with its head recorded."""
+    """The client's response headers for ``upstream``'s, and the record of its head."""
     rewriter = Rewriter(relay, method, path, upstream) if relay.rewrite_resource else None
     headers = end_to_end(upstream.headers)
     if rewriter is not None:
         rewriter.headers(headers)
     encoding = upstream.headers.get("Content-Encoding")
-    relay.emit(
-        [
-            Http(
-                x=x,
-                phase="response",
-                status=upstream.status,
-                headers=list(upstream.headers.items()),
-                encoding=encoding or None,
-            )
-        ]
+    record = Http(
+        x=x,
+        phase="response",
+        status=upstream.status,
+        headers=list(upstream.headers.items()),
+        encoding=encoding or None,
     )
     content_type = upstream.headers.get("Content-Type", "")
     is_sse = content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
     # Never on compressed bytes: the endpoint URL is not there to find, only to break.
     sse_rewrite = rewriter.sse if rewriter is not None and is_sse and not encoding else None
-    return Started(rewriter, headers, content_type, is_sse, encoding, sse_rewrite)
+    return Started(rewriter, headers, content_type, is_sse, encoding, sse_rewrite, record)
 
 
 async def relay_response(
@@ -64,9 +61,10 @@ async def relay_response(
 ) -> web.StreamResponse:
     """Forward ``upstream`` to the client chunk by chunk, recording each chunk after
     it was written (and the OAuth rewrites the relay makes on the way)."""
-    rewriter, headers, content_type, is_sse, encoding, sse_rewrite = start_response(
+    rewriter, headers, content_type, is_sse, encoding, sse_rewrite, record = start_response(
         relay, request.method, request.path, x, upstream
     )
+    relay.emit([record])
     request[RECORDED] = True
     if rewriter is not None and rewriter.wants_body(content_type):
         return await rewriter.relay_metadata(x, headers)

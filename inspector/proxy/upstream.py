@@ -96,6 +96,10 @@ class UpstreamResponse:
         """Whether the body's next chunk, or its end, is in already."""
         return self._conn.buffered()
 
+    def whole(self) -> bool:
+        """Whether the whole body is in already: reading it waits for nothing."""
+        return self._conn.complete
+
     async def read(self) -> bytes:
         """The whole body."""
         return b"".join([chunk async for chunk in self.chunks()])

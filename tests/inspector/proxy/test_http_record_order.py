@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +12,7 @@ from aiohttp import web
 
 from mcpeek.inspector.proxy.guard import RequestGuard
 from mcpeek.inspector.proxy.http import HttpRelay
+from mcpeek.inspector.proxy.http_record import ResponseRecorder
 from mcpeek.inspector.records import Http, SeqRecord
 from tests.inspector.proxy.http_harness import listen
 
@@ -49,3 +51,59 @@ async def test_the_request_is_recorded_after_it_was_sent_upstream(aiohttp_server
         finally:
             await runner.cleanup()
     assert seen_when_recorded == [["/mcp"]]
+
+
+def _batches() -> tuple[list[list[str]], Any]:
+    """Each emitted batch as its records' kinds (``response``, ``msg``, ``end``)."""
+    batches: list[list[str]] = []
+
+    def emit(records: Sequence[SeqRecord]) -> None:
+        batches.append(
+            [r.phase if isinstance(r, Http) else type(r).__name__.lower() for r in records]
+        )
+
+    return batches, emit
+
+
+def test_a_held_response_record_goes_out_first_with_the_body_s_records() -> None:
+    batches, emit = _batches()
+    response = Http(x="x1", phase="response", status=200)
+    body = ResponseRecorder(emit, "x1", False, True, None, [response])
+    body.feed(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    body.finish("complete")
+    assert batches == [["response", "msg", "end"]]
+
+
+def test_a_held_response_record_goes_out_with_the_first_sse_event() -> None:
+    batches, emit = _batches()
+    response = Http(x="x1", phase="response", status=200)
+    body = ResponseRecorder(emit, "x1", True, False, None, [response])
+    body.feed(b'data: {"jsonrpc":"2.0","method":"a"}\n\n')
+    body.feed(b'data: {"jsonrpc":"2.0","method":"b"}\n\n')
+    body.finish("complete")
+    assert batches == [["response", "msg"], ["msg"], ["end"]]
+
+
+async def test_a_streamed_response_is_recorded_before_its_body_is_waited_for(
+    proxied: Any,
+) -> None:
+    release = asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b": no event yet\n\n")  # nothing to record but the head
+        await release.wait()
+        await response.write(b'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')
+        return response
+
+    p = await proxied(upstream)
+    async with aiohttp.ClientSession() as client:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        headers = {"Content-Type": "application/json"}
+        async with client.post(f"{p.url}/mcp", data=body, headers=headers) as response:
+            await response.content.readuntil(b"\n\n")  # the comment: the rest waits
+            assert [r.status for r in p.http("response")] == [200]
+            release.set()
+            await response.read()
