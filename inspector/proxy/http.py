@@ -27,9 +27,8 @@ deprecated HTTP+SSE transport's ``endpoint`` event gets the same treatment.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -48,6 +47,7 @@ from mcpeek.inspector.proxy.http_own import (
 from mcpeek.inspector.proxy.http_record import RequestRecorder
 from mcpeek.inspector.proxy.http_response import relay_response
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, FastExchanges, RelayServer
+from mcpeek.inspector.proxy.open_exchanges import OpenExchanges
 from mcpeek.inspector.proxy.upstream import UpstreamClient, UpstreamResponse
 from mcpeek.inspector.records import Event, Http, SeqRecord
 
@@ -91,7 +91,7 @@ class HttpRelay:
         self.public_origin = ""  # set once listening: http://127.0.0.1:PORT
         self._ids = itertools.count(1)
         self.upstream_client = UpstreamClient(self.origin)
-        self._active: set[asyncio.Task[object]] = set()
+        self._open = OpenExchanges()
 
     #: Whether requests may take the fast lane (:mod:`~mcpeek.inspector.proxy.fast_lane`):
     #: not for a relay that acts on messages, which aiohttp's server serves whole.
@@ -106,10 +106,7 @@ class HttpRelay:
 
     async def close_exchanges(self) -> None:
         """Shutting down: end every open exchange (recorded as ``client-closed``)."""
-        tasks = list(self._active)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._open.close()
 
     def server(self, **options: float) -> RelayServer:
         """The listener to run (``web.ServerRunner(relay.server())``); aiohttp's timeouts."""
@@ -132,18 +129,9 @@ class HttpRelay:
         """The next exchange's number (``x1``, ``x2``...)."""
         return next(self._ids)
 
-    @contextlib.contextmanager
-    def active(self) -> Iterator[None]:
-        """The current task is an open exchange: :meth:`close_exchanges` ends it."""
-        task = asyncio.current_task()
-        if task is None:
-            yield
-            return
-        self._active.add(task)
-        try:
-            yield
-        finally:
-            self._active.discard(task)
+    def active(self) -> OpenExchanges:
+        """``with``: the current task is an open exchange; :meth:`close_exchanges` ends it."""
+        return self._open
 
     # -- one exchange -----------------------------------------------------------------
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
