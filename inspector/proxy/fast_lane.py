@@ -179,10 +179,17 @@ class FastLane(WritePause, asyncio.Protocol):
             head.body = b"".join(self._body)
             self._held.clear()
             self._new_message()
-            self.exchange = self._loop.create_task(self._host.serve(self, head))
-            self.exchange.add_done_callback(lambda _: self._served(head))
+            self.exchange = self._loop.create_task(self._serve(head))
         elif not self._head_complete and len(self._held) > HEAD_LIMIT:
             self._give_up()
+
+    async def _serve(self, head: Head) -> None:
+        # Then the next request, in the same task step: a done callback would cost
+        # the loop one more callback to schedule and run per exchange.
+        try:
+            await self._host.serve(self, head)
+        finally:
+            self._served(head)
 
     def _served(self, head: Head) -> None:
         self.exchange = None
