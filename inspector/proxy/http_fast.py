@@ -193,7 +193,7 @@ async def _relay_response(
     reason = "complete"
     ended = False  # the last chunk went to the client before the body was recorded
     try:
-        async for chunk in upstream.chunks():
+        while chunk := await upstream.next_chunk():
             out = sse_rewrite(chunk) if sse_rewrite else chunk
             ended = upstream.at_eof()
             if chunked:
