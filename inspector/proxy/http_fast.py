@@ -96,38 +96,34 @@ def cut_short(relay: HttpRelay, head: Head) -> None:
 
 async def serve(relay: HttpRelay, lane: FastLane, head: Head) -> None:
     """Relay one request the lane took, and record it (see the module's doc)."""
-    headers = head.fields
-    recorder = _recorder(relay, head, headers)
-    x = recorder.x
+    # One coroutine, not one per step: each suspension resumes every coroutine
+    # awaiting down to it, and an ``async with`` awaits twice more.
+    rec = _recorder(relay, head, head.fields)
     try:
         with relay.active():
-            await _forward(relay, lane, head, headers, recorder)
+            small = ForwardedBody(head.body, rec) if head.content_length is not None else None
+            try:
+                upstream = await relay.upstream_client.request(
+                    head.method,
+                    head.target,
+                    relay.upstream_headers(head.fields),
+                    head.body if small is not None else None,
+                    sent=small.record if small is not None else None,
+                )
+            except OSError as exc:  # UpstreamError: no answer
+                _bad_gateway(relay, lane, head, rec.x, relay.unreachable(exc, small, rec))
+                return
+            if small is not None:
+                small.record()
+            try:
+                rec.head()
+                await _relay_response(relay, lane, head, rec.x, upstream)
+            finally:
+                upstream.release()
     except asyncio.CancelledError:
-        recorder.finish(complete=False)
-        relay.emit([Http(x=x, phase="end", reason="client-closed")])
+        rec.finish(complete=False)
+        relay.emit([Http(x=rec.x, phase="end", reason="client-closed")])
         raise
-
-
-async def _forward(
-    relay: HttpRelay, lane: FastLane, head: Head, headers: CIMultiDict[str], rec: RequestRecorder
-) -> None:
-    small = ForwardedBody(head.body, rec) if head.content_length is not None else None
-    try:
-        upstream = await relay.upstream_client.request(
-            head.method,
-            head.target,
-            relay.upstream_headers(headers),
-            head.body if small is not None else None,
-            sent=small.record if small is not None else None,
-        )
-    except OSError as exc:  # UpstreamError: no answer
-        _bad_gateway(relay, lane, head, rec.x, relay.unreachable(exc, small, rec))
-        return
-    if small is not None:
-        small.record()
-    async with upstream:
-        rec.head()
-        await _relay_response(relay, lane, head, rec.x, upstream)
 
 
 def _bad_gateway(relay: HttpRelay, lane: FastLane, head: Head, x: str, text: str) -> None:
