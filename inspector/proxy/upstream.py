@@ -144,19 +144,34 @@ class UpstreamClient:
         chunk by chunk while the answer is awaited (an error it raises is raised
         here, or where the body is read). Raises :class:`UpstreamError` when the
         upstream gives no answer."""
-        conn = await self._connection()
-        try:
-            return await self._exchange(conn, method, target, headers, body, sent)
-        except UpstreamError:
-            streamed = body is not None and not isinstance(body, bytes)
-            if conn.answered or conn.exchanges < 2 or streamed or method not in IDEMPOTENT:
-                raise
-        # A kept-alive connection the upstream closed as this request went out (its
-        # idle timeout ran out): once more on a new connection, as aiohttp does.
-        conn = await self._connect()
-        return await self._exchange(conn, method, target, headers, body, sent)
+        # One coroutine (the pool's connection taken without one): the answer's
+        # wake-up resumes no more frames than it must.
+        conn = self._pooled() or await self._connect()
+        retried = False
+        while True:
+            try:
+                self._send(conn, method, target, headers, body, sent)
+                await conn.head
+            except BaseException as exc:
+                self._discard(conn)
+                streamed = body is not None and not isinstance(body, bytes)
+                if (
+                    retried
+                    or not isinstance(exc, UpstreamError)
+                    or conn.answered
+                    or conn.exchanges < 2
+                    or streamed
+                    or method not in IDEMPOTENT
+                ):
+                    raise
+            else:
+                return UpstreamResponse(self, conn)
+            # A kept-alive connection the upstream closed as this request went out (its
+            # idle timeout ran out): once more on a new connection, as aiohttp does.
+            retried = True
+            conn = await self._connect()
 
-    async def _exchange(
+    def _send(
         self,
         conn: UpstreamConnection,
         method: str,
@@ -164,30 +179,25 @@ class UpstreamClient:
         headers: CIMultiDict[str],
         body: Body,
         sent: Callable[[], None] | None,
-    ) -> UpstreamResponse:
-        try:
-            conn.begin(head_only=method == "HEAD")
-            if "Host" not in headers:
-                headers = CIMultiDict(headers, Host=self.authority)
-            assert conn.transport is not None
-            if body is None or isinstance(body, bytes):
-                if body is not None:  # its length, whatever the client's headers said
-                    headers = CIMultiDict(headers)
-                    headers["Content-Length"] = str(len(body))
-                conn.transport.write(request_head(method, target, headers) + (body or b""))
-                if sent is not None:
-                    sent()
-            else:
-                framed = _chunked(headers)
-                head = request_head(method, target, framed)
-                conn.writer = asyncio.get_running_loop().create_task(
-                    _write_stream(conn, head, body, chunked=framed is not headers)
-                )
-            await conn.head
-        except BaseException:
-            self._discard(conn)
-            raise
-        return UpstreamResponse(self, conn)
+    ) -> None:
+        """Begin the exchange on ``conn``: the request written, or its writer started."""
+        conn.begin(head_only=method == "HEAD")
+        if "Host" not in headers:
+            headers = CIMultiDict(headers, Host=self.authority)
+        assert conn.transport is not None
+        if body is None or isinstance(body, bytes):
+            if body is not None:  # its length, whatever the client's headers said
+                headers = CIMultiDict(headers)
+                headers["Content-Length"] = str(len(body))
+            conn.transport.write(request_head(method, target, headers) + (body or b""))
+            if sent is not None:
+                sent()
+        else:
+            framed = _chunked(headers)
+            head = request_head(method, target, framed)
+            conn.writer = asyncio.get_running_loop().create_task(
+                _write_stream(conn, head, body, chunked=framed is not headers)
+            )
 
     def release(self, conn: UpstreamConnection) -> None:
         """The exchange on ``conn`` is over: pool the connection, or close it."""
@@ -207,14 +217,14 @@ class UpstreamClient:
         conn.close()
         self._open.discard(conn)
 
-    async def _connection(self) -> UpstreamConnection:
-        """A pooled connection (the most recently used first), else a new one."""
+    def _pooled(self) -> UpstreamConnection | None:
+        """A pooled connection (the most recently used first), if one is fit."""
         while self._idle:
             conn = self._idle.pop()
             if conn.transport is not None and not conn.lost and not conn.transport.is_closing():
                 return conn
             self._discard(conn)
-        return await self._connect()
+        return None
 
     async def _connect(self) -> UpstreamConnection:
         loop = asyncio.get_running_loop()

@@ -273,3 +273,16 @@ async def test_a_pooled_connection_closed_unanswered_is_retried_for_get(raw_serv
         await client.request("POST", "/", CIMultiDict(), b"{}")
     assert server.connections == 2
     await client.close()
+
+
+async def test_a_get_is_tried_twice_at_most(raw_server) -> None:  # type: ignore[no-untyped-def]
+    async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()  # every request, on every connection, unanswered
+
+    server = await raw_server(reply)
+    client = UpstreamClient(server.origin)
+    async with asyncio.timeout(5):  # not a third try, nor more
+        with pytest.raises(UpstreamError, match="unanswered"):
+            await client.request("GET", "/", CIMultiDict())
+    assert server.connections == 2
+    await client.close()
