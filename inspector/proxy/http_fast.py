@@ -203,7 +203,7 @@ async def _relay_response(
             pending = b""
             if not ended:
                 await lane.drain()
-            recorder.feed(chunk)
+            recorder.feed(chunk, last=ended)  # then nothing awaited before finish
     except UpstreamClosed:
         reason = "client-closed" if lane.is_closing() else "upstream-closed"
     except ConnectionResetError:

@@ -72,7 +72,10 @@ class _Body:
 
     def _fail(self, exc: DecodeError) -> None:
         self.failed = True
-        self.emit([Event(event="note", message=f"{self.x}: {exc}; recorded as sent")])
+        self._note(Event(event="note", message=f"{self.x}: {exc}; recorded as sent"))
+
+    def _note(self, event: Event) -> None:
+        self.emit([event])
 
     def store_wire(self, record: Http) -> None:
         store_body(record, b"".join(self.wire), total=self.wire_size)
@@ -92,28 +95,35 @@ class ResponseRecorder(_Body):
         held: list[SeqRecord] | None = None,
     ) -> None:
         super().__init__(emit, x, content_encoding)
-        # Records that go out with the body's first ones, in the same batch (one
-        # write to the capture fewer): the response's record, when its body was
-        # all in before its head was forwarded.
+        # The records not emitted yet, in order: the response's record, when its
+        # body was all in before its head was forwarded, and those of the body's
+        # last chunk (see feed); they go out in one batch with the next ones (one
+        # write to the capture for several).
         self.held = held or []
         self.sse = SseParser() if is_sse else None
         self.keep_all = is_json
         self.kept = bytearray()  # the body's bytes kept for the record (see _Body)
         self.size = 0
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes, *, last: bool = False) -> None:
+        """Record ``chunk``; ``last``: the body ended with it and :meth:`finish` follows
+        at once, whose batch its records then join."""
         data = self.decode(chunk)
         if data:
             self._take(data)
+        if self.held and not last:
+            records, self.held = self.held, []
+            self.emit(records)
+
+    def _note(self, event: Event) -> None:
+        self.held.append(event)  # in its place among the body's records
 
     def _take(self, data: bytes) -> None:
         if self.sse is not None:
             events = self.sse.feed(data)
             if events:
-                records = [*self.held, *(_msg("s2c", self.x, e.data) for e in events)]
-                self.held = []
+                self.held.extend([_msg("s2c", self.x, e.data) for e in events])
                 del events  # a big event's bytes go before it is redacted and encoded
-                self.emit(records)
             return
         if self.keep_all or self.size < BODY_LIMIT:
             self.kept += data
@@ -121,10 +131,10 @@ class ResponseRecorder(_Body):
 
     def finish(self, reason: str) -> None:
         end = Http(x=self.x, phase="end", reason=reason)
-        records, self.held = self.held, []
         tail = self.decode_end() if reason == "complete" else b""
         if tail:
             self._take(tail)
+        records, self.held = self.held, []
         if self.failed:
             self.store_wire(end)
         elif self.sse is not None:

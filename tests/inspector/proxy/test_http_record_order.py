@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 from mcpeek.inspector.proxy.guard import RequestGuard
@@ -69,19 +70,32 @@ def test_a_held_response_record_goes_out_first_with_the_body_s_records() -> None
     batches, emit = _batches()
     response = Http(x="x1", phase="response", status=200)
     body = ResponseRecorder(emit, "x1", False, True, None, [response])
-    body.feed(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    body.feed(b'{"jsonrpc":"2.0","id":1,"result":{}}', last=True)
     body.finish("complete")
     assert batches == [["response", "msg", "end"]]
 
 
-def test_a_held_response_record_goes_out_with_the_first_sse_event() -> None:
+def test_sse_records_go_out_as_they_come_but_the_last_chunk_s_with_the_end() -> None:
     batches, emit = _batches()
     response = Http(x="x1", phase="response", status=200)
     body = ResponseRecorder(emit, "x1", True, False, None, [response])
     body.feed(b'data: {"jsonrpc":"2.0","method":"a"}\n\n')
-    body.feed(b'data: {"jsonrpc":"2.0","method":"b"}\n\n')
+    assert batches == [["response", "msg"]]  # not held: more may take long to come
+    body.feed(b'data: {"jsonrpc":"2.0","method":"b"}\n\n', last=True)
+    assert batches == [["response", "msg"]]
     body.finish("complete")
-    assert batches == [["response", "msg"], ["msg"], ["end"]]
+    assert batches == [["response", "msg"], ["msg", "end"]]
+
+
+@pytest.mark.parametrize("last", [False, True])
+def test_a_body_that_does_not_decode_is_noted_in_its_place(last: bool) -> None:
+    batches, emit = _batches()
+    response = Http(x="x1", phase="response", status=200)
+    body = ResponseRecorder(emit, "x1", True, False, "gzip", [response])
+    body.feed(b"not gzip at all", last=last)
+    body.finish("complete")
+    kinds = [kind for batch in batches for kind in batch]
+    assert kinds == ["response", "event", "end"]
 
 
 async def test_a_streamed_response_is_recorded_before_its_body_is_waited_for(
