@@ -57,7 +57,7 @@ class Redactor:
     @property
     def detector(self) -> SecretDetector:
         detector = self._detector
-        if detector is not None and self._built.is_set():  # no lock taken once built
+        if detector is not None:  # set once whole (no lock taken once built)
             return detector
         self._built.wait()
         if self._detector is None:
