@@ -85,6 +85,10 @@ _SHAPE_TABLE = "".join(
     for i in range(128)
 )
 _RUN = "\x01" * 16
+# The same for ASCII text as bytes: bytes.translate maps a byte by a lookup, where
+# str.translate asks the table for each character (three times faster on 200).
+_SHAPE_BYTES = _SHAPE_TABLE.encode("ascii") + bytes(128)
+_RUN_BYTES = _RUN.encode("ascii")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
 _CONTEXT = 64
@@ -109,7 +113,7 @@ _SHAPES = {
 
 # The windows, whether the text is ASCII, a short text's map (see scan), and a long
 # ASCII text's stretches between blobs (see .redact_runs.between_blobs).
-Scan = tuple[list[tuple[int, int]], bool, str, list[tuple[int, int]] | None]
+Scan = tuple[list[tuple[int, int]], bool, bytes, list[tuple[int, int]] | None]
 
 
 def candidates(text: str) -> list[tuple[int, int]]:
@@ -120,20 +124,22 @@ def candidates(text: str) -> list[tuple[int, int]]:
 
 def scan(text: str) -> Scan:
     """:func:`candidates`, whether ``text`` is ASCII, for a short text its map
-    through ``_SHAPE_TABLE`` (``""`` for a long one), for a long ASCII one the
-    stretches between its blobs (``None`` for any other)."""
+    through ``_SHAPE_BYTES`` if ASCII (``b""`` for any other), for a long ASCII one
+    the stretches between its blobs (``None`` for any other)."""
     ascii_text = text.isascii()
     short = len(text) <= _WHOLE
     if ascii_text and not short:
         segments = between_blobs(text)
-        return _long_windows(text, segments), True, "", segments
+        return _long_windows(text, segments), True, b"", segments
+    if ascii_text:
+        marks = text.encode("ascii").translate(_SHAPE_BYTES)
+        if _RUN_BYTES not in marks:
+            return ([(0, len(text))] if other_candidate(text) else []), True, b"", None
+        return [(0, len(text))], True, marks, None  # one window would hold it all anyway
     # Not ASCII: characters past the table are kept as they are, never a 1.
-    marks = text.translate(_SHAPE_TABLE if short else _RUN_TABLE)
-    if _RUN not in marks:
-        return ([(0, len(text))] if other_candidate(text) else []), ascii_text, "", None
-    # Short: one window would hold it all anyway. Not ASCII: a run's end is
-    # not found by looking for a 0.
-    return [(0, len(text))], ascii_text, marks if short else "", None
+    if _RUN not in text.translate(_SHAPE_TABLE if short else _RUN_TABLE):
+        return ([(0, len(text))] if other_candidate(text) else []), False, b"", None
+    return [(0, len(text))], False, b"", None  # a run's end is not found by looking for a 0
 
 
 def _long_windows(text: str, segments: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -172,12 +178,12 @@ class SecretDetector:
         # pattern, tested on the lower-cased text); a pattern without any
         # always runs.
         self._always: list[int] = []
-        self._shaped: list[tuple[int, str]] = []  # always, but for ASCII without the shape
+        self._shaped: list[tuple[int, bytes]] = []  # always, but for ASCII without the shape
         by_literal: dict[tuple[str, bool], list[int]] = {}
         for i, regex in enumerate(self._patterns):
             literals = required_literals(regex)
             if not literals and regex.pattern in _SHAPES:
-                self._shaped.append((i, _SHAPES[regex.pattern]))
+                self._shaped.append((i, _SHAPES[regex.pattern].encode("ascii")))
             elif not literals:
                 self._always.append(i)
             for literal in literals:
@@ -204,19 +210,19 @@ class SecretDetector:
             found = [m.span() for m in _PRIVATE_KEY_BLOCK.finditer(text)]
         selected_in = _windows_text(text, windows)
         if selected_in is not text:
-            marks = ""  # the windows' own map is made if a shape is to be looked for
+            marks = b""  # the windows' own map is made if a shape is to be looked for
         for i in sorted(self._selected(selected_in, ascii_text, marks)):
             regex = self._patterns[i]
             for start, end in windows:
                 found.extend(_secret_span(text, m) for m in regex.finditer(text, start, end))
         return _merged(found) if found else found
 
-    def _selected(self, text: str, ascii_text: bool, marks: str = "") -> set[int]:
+    def _selected(self, text: str, ascii_text: bool, marks: bytes = b"") -> set[int]:
         """The patterns that may match in ``text``: those whose literal (or shape) it
-        holds. ``marks``: ``text`` mapped through ``_SHAPE_TABLE``, if already made."""
+        holds. ``marks``: ``text`` mapped through ``_SHAPE_BYTES``, if already made."""
         selected = set(self._always)
         if self._shaped:
-            shapes = (marks or text.translate(_SHAPE_TABLE)) if ascii_text else None
+            shapes = (marks or text.encode("ascii").translate(_SHAPE_BYTES)) if ascii_text else None
             for i, shape in self._shaped:
                 if shapes is None or shape in shapes:  # not ASCII: as before
                     selected.add(i)
