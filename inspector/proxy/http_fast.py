@@ -33,7 +33,7 @@ from mcpeek.inspector.proxy.upstream import (
     UpstreamResponse,
     chunk_frame,
 )
-from mcpeek.inspector.records import Http
+from mcpeek.inspector.records import Http, SeqRecord
 
 if TYPE_CHECKING:
     from mcpeek.inspector.proxy.http import HttpRelay
@@ -160,8 +160,8 @@ async def _relay_response(
     # A body all in already is forwarded and recorded with nothing awaited in
     # between (nothing can cancel the exchange there): the response's record then
     # goes out with the body's, in one write to the capture instead of two.
-    held = [record] if upstream.whole() else None
-    if held is None:
+    held: list[SeqRecord] = [record] if upstream.whole() else []
+    if not held:
         relay.emit([record])
     # What aiohttp's StreamResponse.prepare makes of these headers.
     status = upstream.status
