@@ -166,7 +166,10 @@ class HttpRelay:
             # aiohttp's low-level server never sends it. Only now: a refused body is not asked for.
             await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             request.writer.output_size = 0  # (aiohttp's own expect handler does the same)
-        recorder = RequestRecorder(self.emit, record, request.headers.get("Content-Type", ""))
+        headers = request.headers
+        recorder = RequestRecorder(
+            self.emit, record, headers.get("Content-Type", ""), headers.get("Content-Encoding")
+        )
         try:
             with self.active():
                 return await self._forward(request, recorder)

@@ -80,7 +80,9 @@ def qualifies(relay: HttpRelay, head: Head, small_body: int) -> bool:
 def _recorder(relay: HttpRelay, head: Head, headers: CIMultiDict[str]) -> RequestRecorder:
     x = f"x{relay.next_id()}"
     record = Http(x=x, phase="request", method=head.method, path=head.target, headers=head.headers)
-    return RequestRecorder(relay.emit, record, headers.get("Content-Type", ""))
+    return RequestRecorder(
+        relay.emit, record, headers.get("Content-Type", ""), headers.get("Content-Encoding")
+    )
 
 
 def cut_short(relay: HttpRelay, head: Head) -> None:

@@ -163,10 +163,10 @@ class RequestRecorder(_Body):
     recorded with ``partial`` set.
     """
 
-    def __init__(self, emit: Emit, record: Http, content_type: str) -> None:
-        headers = record.headers or []
-        encoding = next((v for k, v in headers if k.lower() == "content-encoding"), None)
-        super().__init__(emit, record.x, encoding)
+    def __init__(
+        self, emit: Emit, record: Http, content_type: str, content_encoding: str | None
+    ) -> None:
+        super().__init__(emit, record.x, content_encoding)
         record.encoding = self.decoder.encoding if self.decoder is not None else None
         self.record = record
         self.json = is_json(content_type)

@@ -92,7 +92,7 @@ def test_a_json_request(recorder: Recorder) -> None:
 
     def feed() -> None:
         head = Http(x="x1", phase="request", method="POST", path="/mcp", headers=[])
-        body = RequestRecorder(recorder.emit, head, "application/json")
+        body = RequestRecorder(recorder.emit, head, "application/json", None)
         for chunk in chunks:
             body.feed(chunk)
         body.finish()
