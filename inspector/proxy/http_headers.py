@@ -6,7 +6,7 @@ import base64
 from urllib.parse import unquote
 
 import aiohttp
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 
 HOP_BY_HOP = frozenset(
     {
@@ -25,13 +25,14 @@ HOP_BY_HOP = frozenset(
 
 def end_to_end(headers: CIMultiDict[str] | aiohttp.typedefs.LooseHeaders) -> CIMultiDict[str]:
     """The end-to-end headers: hop-by-hop ones and those ``Connection`` lists dropped."""
-    # aiohttp's own (proxy) multidicts are read as they are: no copy per exchange.
-    source = (
-        headers if isinstance(headers, (CIMultiDict, CIMultiDictProxy)) else CIMultiDict(headers)
-    )
-    listed = {t.strip().lower() for v in source.getall("connection", ()) for t in v.split(",")}
-    dropped = HOP_BY_HOP | listed if listed else HOP_BY_HOP
-    return CIMultiDict([(k, v) for k, v in source.items() if k.lower() not in dropped])
+    # All copied at C speed, then the few names to drop looked up: a test of every
+    # name, lower-cased in Python, cost twice as much (on every request and response).
+    out = CIMultiDict(headers)
+    listed = {t.strip().lower() for v in out.getall("connection", ()) for t in v.split(",")}
+    for name in HOP_BY_HOP | listed if listed else HOP_BY_HOP:
+        if name in out:
+            del out[name]  # every value of it
+    return out
 
 
 def basic_credentials(user: str | None, password: str | None) -> str | None:
