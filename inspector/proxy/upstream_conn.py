@@ -68,7 +68,6 @@ class UpstreamConnection(WritePause, asyncio.Protocol):
         self.headers: list[tuple[str, str]] = []
         self.keep_alive = False
         self.head_only = head_only
-        self._until_close = False  # a body that ends when the connection does
         self._informational = False  # a 1xx head, followed by the real one
         self.complete = False
         self.error: BaseException | None = None
@@ -190,7 +189,7 @@ class UpstreamConnection(WritePause, asyncio.Protocol):
         self._drain_failed(UpstreamClosed("the upstream closed the connection"))
         if not self._in_exchange or self.complete:
             return
-        if self._until_close and self.head.done() and exc is None and self.error is None:
+        if self.head.done() and exc is None and self.error is None and self._until_close():
             self.complete = True  # a clean close is this body's end
             self._wake()
         elif not self.head.done():
@@ -199,6 +198,16 @@ class UpstreamConnection(WritePause, asyncio.Protocol):
         elif self.error is None:
             self.error = UpstreamClosed("the upstream closed the connection mid-body")
             self._wake()
+
+    def _until_close(self) -> bool:
+        """Whether the response's body ends when the connection does (asked only when
+        it closes: not worked out for every response)."""
+        names = {name.lower() for name, _ in self.headers}
+        return (
+            "content-length" not in names
+            and "transfer-encoding" not in names
+            and self.status not in (204, 304)
+        )
 
     # -- httptools callbacks -----------------------------------------------------------------
     def on_message_begin(self) -> None:
@@ -220,12 +229,6 @@ class UpstreamConnection(WritePause, asyncio.Protocol):
             return
         self.status = status
         self.keep_alive = self._parser.should_keep_alive()
-        names = {name.lower() for name, _ in self.headers}
-        self._until_close = (
-            "content-length" not in names
-            and "transfer-encoding" not in names
-            and status not in (204, 304)
-        )
         if not self.head.done():
             self.head.set_result(None)
         if self.head_only:  # no body follows, whatever the head announces
