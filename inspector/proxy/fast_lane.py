@@ -116,8 +116,7 @@ class FastLane(WritePause, asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         self._host.lane_opened(self, transport)
-        # As aiohttp's handler: a connection that never sends a whole head is closed.
-        self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
+        self._start_idle()  # as aiohttp's handler: one that never sends a whole head closes
 
     def data_received(self, data: bytes) -> None:
         if self.exchange is not None:  # the next request, early: taken once this one is done
@@ -203,9 +202,7 @@ class FastLane(WritePause, asyncio.Protocol):
         if self._paused:
             self._paused = False
             self.transport.resume_reading()
-        # Idle from now, as aiohttp's keep-alive timer runs, a next head begun or not:
-        # a whole head stops it.
-        self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
+        self._start_idle()  # from now, a next head begun or not (a whole head stops it)
         if held:
             self._take(held)
 
@@ -228,6 +225,11 @@ class FastLane(WritePause, asyncio.Protocol):
             transport.resume_reading()
         if held:
             protocol.data_received(held)
+
+    def _start_idle(self) -> None:
+        """Close the connection if no whole head comes within the keep-alive timeout
+        (as aiohttp's keep-alive timer: it spares a request whose head came whole)."""
+        self._idle = self._loop.call_later(self._keepalive_timeout, self.close)
 
     def _stop_idle(self) -> None:
         if self._idle is not None:
