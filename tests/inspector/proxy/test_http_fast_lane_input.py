@@ -52,11 +52,20 @@ async def through(
     writes: list[bytes],
     *,
     hang_up: bool,
+    held: bool = False,
 ) -> Seen:
     """What a client sending ``writes`` (each its own segment) sees, the records and
     the errors logged; ``hang_up``: the client closes after the last write, else it
-    reads to the end (the relay closes it once idle)."""
-    p = await proxied(echo_upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
+    reads to the end (the relay closes it once idle); ``held``: the upstream answers
+    only once every write is sent (and, all in this one loop, read by the relay)."""
+    sent = asyncio.Event()
+
+    async def upstream(request: web.Request) -> web.Response:
+        if held:
+            await sent.wait()
+        return await echo_upstream(request)
+
+    p = await proxied(upstream, server_options=KEEPALIVE, fast_lane=fast_lane)
     port = port_of(p)
     before, logged_before = fast_count[0], len(caplog.records)
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -64,6 +73,7 @@ async def through(
         writer.write(data.replace(b"PORT", b"%d" % port))
         await writer.drain()
         await asyncio.sleep(0.002)  # (read apart, mostly)
+    sent.set()
     answered = b""
     if not hang_up:
         async with asyncio.timeout(10):  # closed at the latest when idle (KEEPALIVE)
@@ -147,14 +157,20 @@ CASES: dict[str, tuple[list[bytes], bool, int]] = {
     "bare-lf": ([b"GET /mcp HTTP/1.1\n" + HOST.replace(b"\r\n", b"\n") + b"\n"], False, 0),
 }
 
+# A socket closed with bytes unread in its kernel buffer sends a reset, not a FIN, and
+# the client may lose the answer with it: the bytes after a Connection: close request
+# must be read (and dropped) by either server before it closes, as on a quiet machine.
+HELD_UNTIL_SENT = {"close-then-more"}
+
 
 @pytest.mark.parametrize("case", list(CASES))
 async def test_the_lane_answers_odd_input_as_aiohttp_does(
     proxied: Start, fast_count: list[int], caplog: pytest.LogCaptureFixture, case: str
 ) -> None:
     writes, hang_up, lane_serves = CASES[case]
-    fast = await through(proxied, fast_count, caplog, True, writes, hang_up=hang_up)
-    slow = await through(proxied, fast_count, caplog, False, writes, hang_up=hang_up)
+    held = case in HELD_UNTIL_SENT
+    fast = await through(proxied, fast_count, caplog, True, writes, hang_up=hang_up, held=held)
+    slow = await through(proxied, fast_count, caplog, False, writes, hang_up=hang_up, held=held)
     assert slow.served_fast == 0
     assert fast.served_fast == lane_serves
     assert fast.answered == slow.answered
