@@ -24,6 +24,7 @@ from mcpeek.inspector.capture.redact_runs import (
     runs_outside_blobs,
 )
 from mcpeek.inspector.capture.redact_signs import candidate_between_blobs, other_candidate
+from mcpeek.inspector.capture.redact_words import PROTOCOL_WORDS, other_run
 
 # Module and class of each plugin used. Imported when a detector is built,
 # not with this module: detect-secrets takes a few hundred milliseconds to
@@ -95,6 +96,7 @@ _CONTEXT = 64
 # A longer run is a Base64 blob (an image, a file): what it encodes cannot be
 # recognised, and scanning it would cost milliseconds per megabyte.
 MAX_RUN = 8192
+_LONGEST_WORD = max(map(len, PROTOCOL_WORDS))
 # Texts up to this size are scanned whole once they hold a run.
 _WHOLE = 4096
 # The two plugin patterns without a literal to look for ran on every text with
@@ -132,12 +134,15 @@ def scan(text: str) -> Scan:
         segments = between_blobs(text)
         return _long_windows(text, segments), True, b"", segments
     if ascii_text:
-        marks = text.encode("ascii").translate(_SHAPE_BYTES)
-        if _RUN_BYTES not in marks:
+        encoded = text.encode("ascii")
+        marks = encoded.translate(_SHAPE_BYTES)
+        if _RUN_BYTES not in marks or not other_run(encoded):  # (the protocol's own words)
             return ([(0, len(text))] if other_candidate(text) else []), True, b"", None
         return [(0, len(text))], True, marks, None  # one window would hold it all anyway
     # Not ASCII: characters past the table are kept as they are, never a 1.
-    if _RUN not in text.translate(_SHAPE_TABLE if short else _RUN_TABLE):
+    if _RUN not in text.translate(_SHAPE_TABLE if short else _RUN_TABLE) or (
+        short and not other_run(text.encode("utf-8", "surrogatepass"))
+    ):
         return ([(0, len(text))] if other_candidate(text) else []), False, b"", None
     return [(0, len(text))], False, b"", None  # a run's end is not found by looking for a 0
 
@@ -149,6 +154,8 @@ def _long_windows(text: str, segments: list[tuple[int, int]]) -> list[tuple[int,
         return [(0, len(text))]
     windows: list[tuple[int, int]] = []
     for at, end in runs_outside_blobs(text, segments=segments):
+        if end - at <= _LONGEST_WORD and text[at:end] in PROTOCOL_WORDS:
+            continue
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:
             if windows and window[0] <= windows[-1][1]:

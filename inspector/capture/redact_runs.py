@@ -23,7 +23,7 @@ from collections.abc import Iterator
 TOKEN_CHARS_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
 RUN_LENGTH = 16
 # bytes.translate table: token characters become 1, the rest 0.
-_RUN_BYTES = bytes(1 if chr(i) in TOKEN_CHARS_ASCII else 0 for i in range(256))
+RUN_TABLE = bytes(1 if chr(i) in TOKEN_CHARS_ASCII else 0 for i in range(256))
 SLICE = 1 << 20
 #: A stretch of token characters and "/" this long or longer is a Base64 blob.
 BLOB_LENGTH = 8192
@@ -60,7 +60,7 @@ def runs_outside_blobs(
 
 
 def long_runs(
-    text: str, step: int = SLICE, table: bytes = _RUN_BYTES, length: int = RUN_LENGTH
+    text: str, step: int = SLICE, table: bytes = RUN_TABLE, length: int = RUN_LENGTH
 ) -> Iterator[tuple[int, int]]:
     """The maximal runs of :data:`RUN_LENGTH` (``length``) or more token characters
     (those ``table`` maps to 1) of the ASCII ``text``, in order, as (start, end);

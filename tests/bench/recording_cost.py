@@ -39,9 +39,13 @@ from mcpeek.inspector.capture.writer import CaptureWriter  # noqa: E402
 from mcpeek.inspector.proxy.sse import SseParser  # noqa: E402
 from mcpeek.inspector.records import Http, Msg, text_fields  # noqa: E402
 
+# As a 2026-07-28 client sends it: its _meta names the version, capabilities and client.
 REQUEST = (
     '{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"get_weather",'
-    '"arguments":{"city":"Paris"},"_meta":{"progressToken":17}}}'
+    '"arguments":{"city":"Paris"},"_meta":{"io.modelcontextprotocol/protocolVersion":'
+    '"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},'
+    '"io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"1.0"},'
+    '"progressToken":17}}}'
 )
 RESULT = (
     '{"jsonrpc":"2.0","id":17,"result":{"resultType":"complete","content":[{"type":"text",'
