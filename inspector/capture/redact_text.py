@@ -43,12 +43,13 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched."""
     # Scanning the raw text first keeps decoding for messages with a secret;
-    # escapes ("\/", "\u0041") could hide one from it, not from the strings,
-    # which are then scanned anyway: the raw text's windows are found once, and
-    # its patterns run only if it has no escape.
+    # escapes ("\/", "\u0041") could hide one from it (a URL's "://" written
+    # ":\/\/", as PHP writes it), not from the strings: text with an escape has
+    # its strings scanned whatever its own scan says, and its patterns run only
+    # if it has none.
     scanned = scan(raw)
     named = _has_field_hint(raw, scanned[3])
-    scan_strings = bool(scanned[0]) and ("\\" in raw or bool(detector.spans(raw, scanned)))
+    scan_strings = "\\" in raw or (bool(scanned[0]) and bool(detector.spans(raw, scanned)))
     if not named and not scan_strings:
         return None
     try:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, candidates
+from mcpeek.inspector.capture.redact_text import redact_message
 from mcpeek.inspector.capture.redact_words import PROTOCOL_WORDS
 from tests.conftest import VENDORED_SPEC
 from tests.inspector.capture.test_redact import JSON_SECRETS
@@ -117,3 +118,23 @@ def test_a_secret_beside_or_glued_to_a_protocol_word_is_found(
     spans = SecretDetector().spans(text)
     start = text.index(shown)
     assert any(a <= start + 4 and start + len(shown) - 4 <= b for a, b in spans), spans
+
+
+@pytest.mark.parametrize("meta", [True, False], ids=["modern", "no-meta"])
+def test_a_secret_an_escape_hides_from_the_raw_text_is_found_in_its_string(meta: bool) -> None:
+    # PHP's json_encode writes "/" as "\/": the raw text holds no "://", and but for
+    # the protocol's own words no run; the decoded string holds the URL's password.
+    result: dict[str, object] = {"content": [{"type": "text", "text": "db: URL"}]}
+    if meta:
+        result["_meta"] = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+    url = "postgres://alice:s3cr3tpw@db.example.com/app"
+    raw = json.dumps({"jsonrpc": "2.0", "id": 7, "result": result}).replace(
+        "URL", url.replace("/", "\\/")
+    )
+    assert ":\\/\\/alice:s3cr3tpw@" in raw and "://" not in raw
+    redacted = redact_message(raw, SecretDetector())
+    assert redacted is not None and "s3cr3tpw" not in redacted
+    text = json.loads(redacted)["result"]["content"][0]["text"]
+    assert text.startswith("db: postgres://alice:<redacted") and text.endswith(
+        "@db.example.com/app"
+    )
