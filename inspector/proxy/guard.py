@@ -33,7 +33,8 @@ def parse_listen(value: str) -> tuple[str, int]:
     if not sep:
         host, port = "", value
     host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise ValueError(f"--listen {value!r}: expected HOST:PORT with a port from 0 to 65535")
     return host, int(port)
 

@@ -1,0 +1,31 @@
+"""Bad command-line arguments, beyond test_bad_input.py: one line ``mcpeek: ...``
+naming the option, exit 2, before anything is opened or listened on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.cli.main import main
+
+CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
+HTTP = ["http", "--no-tui", "--upstream", "http://127.0.0.1:1/mcp"]
+
+
+@pytest.mark.parametrize(
+    ("words", "option", "value"),
+    [
+        (["serve", str(CAPTURE), "--listen"], "--listen", "127.0.0.1:²"),
+        ([*HTTP, "--listen"], "--listen", "¹²"),
+        (["mcp", "--http"], "--http", "127.0.0.1:²"),
+    ],
+)
+def test_a_listen_port_in_digits_that_are_not_ascii_names_the_option(
+    words: list[str], option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """str.isdigit() takes "²", int() refuses it: the message was int()'s own,
+    "invalid literal for int() with base 10: '²'", naming no option."""
+    assert main([*words, value]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mcpeek: {option} {value!r}: expected HOST:PORT with a port from 0 to 65535\n"
