@@ -22,6 +22,11 @@ def check_http_url(option: str, url: str) -> None:
     """``url`` must be an http(s) URL with a host (and a valid port, if any); else a
     :class:`UsageError` naming ``option`` (e.g. ``--url``)."""
     shown = without_password(url)
+    # urlsplit() drops tabs and line ends without a word: the URL used would not be
+    # the one given (and every line that prints it would be cut in two).
+    control = next((c for c in url if c < " " or c == "\x7f"), None)
+    if control is not None:
+        raise UsageError(f"{option} {shown!r} holds the control character {control!r}")
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises on a port that is not a number in 0-65535

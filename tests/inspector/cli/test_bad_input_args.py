@@ -29,3 +29,30 @@ def test_a_listen_port_in_digits_that_are_not_ascii_names_the_option(
     assert main([*words, value]) == 2
     err = capsys.readouterr().err
     assert err == f"mcpeek: {option} {value!r}: expected HOST:PORT with a port from 0 to 65535\n"
+
+
+# Each with a refusal after the URL's check: a version that took the URL stops there,
+# with another message, instead of proxying, replaying or serving.
+@pytest.mark.parametrize(
+    ("words", "option", "stop"),
+    [
+        ([*HTTP[:2], "--upstream"], "--upstream", ["--header-timeout", "0"]),
+        (["replay", str(CAPTURE), "--url"], "--url", ["--timeout", "0"]),
+        (["serve", str(CAPTURE), "--forward"], "--forward", ["--listen", "nope"]),
+    ],
+)
+@pytest.mark.parametrize("control", ["\n", "\r\n", "\t", "\x00", "\x7f"])
+def test_a_server_url_with_a_control_character_is_refused(
+    words: list[str],
+    option: str,
+    stop: list[str],
+    control: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """urlsplit() drops tabs and line ends unsaid: http proxied (to the URL without
+    them) and printed the URL on two lines; replay tried to reach it."""
+    url = f"http://127.0.0.1:1/m{control}cp"
+    assert main([*words, url, *stop]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mcpeek: {option} {url!r} holds the control character")
+    assert err.count("\n") == 1
