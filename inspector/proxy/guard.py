@@ -32,6 +32,8 @@ def parse_listen(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep:
         host, port = "", value
+    if host.startswith("[") != host.endswith("]"):  # "[::1:80": no HOST:PORT
+        port = ""
     host = host.strip("[]") or "127.0.0.1"
     # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
     if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:

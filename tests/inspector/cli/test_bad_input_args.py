@@ -56,3 +56,15 @@ def test_a_server_url_with_a_control_character_is_refused(
     err = capsys.readouterr().err
     assert err.startswith(f"mcpeek: {option} {url!r} holds the control character")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["[::1:8080", "::1]:8080", "[127.0.0.1:8080"])
+def test_a_listen_address_with_an_unclosed_bracket_is_no_host_port(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'[::1:8080' was taken as [::1]:8080 (with --allow-remote), or refused as "not
+    a loopback address" when it was one mistyped."""
+    words = ["http", "--no-tui", "--listen", value, "--allow-remote", "--upstream", "nope"]
+    assert main(words) == 2  # (an --upstream refused after --listen: never proxies)
+    err = capsys.readouterr().err
+    assert err == f"mcpeek: --listen {value!r}: expected HOST:PORT with a port from 0 to 65535\n"
