@@ -62,6 +62,14 @@ def _seconds(text: str) -> TypedFloat:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
 
 
+def directory(text: str) -> Path:
+    """A ``--home DIR`` as typed: an empty one (``--home "$DIR"`` with DIR unset) is
+    refused, where ``Path("")`` would have been the working directory."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty name is no directory")
+    return Path(text)
+
+
 def add_slow_option(parser: argparse.ArgumentParser, what: str) -> None:
     """``--slow SECONDS``, the same on every command that shows requests in flight."""
     parser.add_argument(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.capture.writer import CaptureWriter
-from mcpeek.inspector.cli.base import UsageError
+from mcpeek.inspector.cli.base import UsageError, directory
 
 #: In a -w name: the first free number from 1 (a file absent or empty, not being written).
 NUMBER = "{n}"
@@ -45,7 +45,7 @@ def add_capture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--home",
         metavar="DIR",
-        type=Path,
+        type=directory,
         help="capture directory for this run (default: $MCPEEK_HOME or the user state "
         "directory; -w wins)",
     )

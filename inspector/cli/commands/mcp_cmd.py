@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.base import ClosedOutput, Command, UsageError
+from mcpeek.inspector.cli.base import ClosedOutput, Command, UsageError, directory
 from mcpeek.inspector.proxy.console import Console, library_logs
 
 #: The loggers of the libraries that serve ``mcpeek mcp`` (the SDK, uvicorn).
@@ -45,7 +45,7 @@ class McpCommand(Command):
         )
         parser.add_argument(
             "--home",
-            type=Path,
+            type=directory,
             metavar="DIR",
             help="the capture directory (default: $MCPEEK_HOME or the user state dir)",
         )

@@ -35,7 +35,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mcpeek.inspector.cli.base import Command, UsageError
+from mcpeek.inspector.cli.base import Command, UsageError, directory
 from mcpeek.inspector.cli.client_config import add_common_arguments, carry_out, config_of, load
 from mcpeek.inspector.clients.configfile import read_config, read_state
 from mcpeek.inspector.clients.known import CLIENTS, Places
@@ -68,7 +68,7 @@ class WrapCommand(Command):
         )
         parser.add_argument(
             "--home",
-            type=Path,
+            type=directory,
             metavar="DIR",
             help="the wrapped servers record their captures in DIR (mcpeek stdio --home DIR; "
             "default: the capture directory)",

@@ -3,11 +3,13 @@ naming the option, exit 2, before anything is opened or listened on."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from mcpeek.inspector.cli.main import main
+from tests.conftest import mcpeek_argv
 
 CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
 HTTP = ["http", "--no-tui", "--upstream", "http://127.0.0.1:1/mcp"]
@@ -68,3 +70,38 @@ def test_a_listen_address_with_an_unclosed_bracket_is_no_host_port(
     assert main(words) == 2  # (an --upstream refused after --listen: never proxies)
     err = capsys.readouterr().err
     assert err == f"mcpeek: --listen {value!r}: expected HOST:PORT with a port from 0 to 65535\n"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["http", "--no-tui", "--home", "", "--upstream", "nope"],
+        ["wrap", "claude-desktop", "--dry-run", "--home", "", "--http", "0"],
+        ["mcp", "--home", "", "--http", "nope"],
+    ],  # (each with a refusal after --home: a version that took it stops there)
+)
+def test_an_empty_home_is_refused_not_taken_for_the_working_directory(
+    words: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--home "$DIR"`` with DIR unset: Path("") is ".", so captures went to the
+    working directory (wrap wrote it into the client's config, mcp served it)."""
+    with pytest.raises(SystemExit) as stopped:
+        main(words)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.endswith("argument --home: an empty name is no directory\n")
+
+
+def test_stdio_with_an_empty_home_records_nothing_in_the_working_directory(
+    tmp_path: Path,
+) -> None:
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "--home", "", "--", "true"),
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.endswith("argument --home: an empty name is no directory\n")
+    assert list(tmp_path.iterdir()) == []
