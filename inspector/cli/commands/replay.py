@@ -105,6 +105,9 @@ class ReplayCommand(Command):
         except PointerError as exc:
             raise UsageError(f"--ignore: {exc}") from None
         headers = [_header(text) for text in args.header]
+        if command and (headers or args.send_credentials):  # (no header goes over stdio)
+            option = "--header" if headers else "--send-credentials"
+            raise UsageError(f"{option} goes with --url: a stdio server gets no HTTP headers")
         try:
             capture = inspector.load(args.file)
         except CaptureError as exc:

@@ -105,3 +105,20 @@ def test_stdio_with_an_empty_home_records_nothing_in_the_working_directory(
     assert proc.returncode == 2
     assert proc.stderr.endswith("argument --home: an empty name is no directory\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("words", "option"),
+    [
+        (["-H", "Authorization: Bearer x"], "--header"),
+        (["--send-credentials"], "--send-credentials"),
+    ],
+)
+def test_replay_to_a_stdio_server_refuses_what_only_http_sends(
+    words: list[str], option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They were dropped unsaid: the replay ran without the header the user gave.
+    (A capture that is not there: a version that took them stops at it, unreplayed.)"""
+    assert main(["replay", str(tmp_path / "gone.jsonl"), *words, "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mcpeek: {option} goes with --url: a stdio server gets no HTTP headers\n"
