@@ -14,7 +14,7 @@ JSON:  {"flow":1,"method":"tools/call","name":"get_weather","ids":[3],"status":"
 
 With ``--format json``, once the capture is read, one more line per
 conversation: its server surface (``{"kind":"conversation","conversation":"stdio",
-"era":...,"protocol_version":...,"lists":{"tools":{...}},...}``, see docs/view.md).
+"era":...,"protocol_version":...,"lists":{"tools":{...}},...}``: its members are in docs/diff.md).
 """
 
 from __future__ import annotations
