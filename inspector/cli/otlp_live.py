@@ -30,7 +30,8 @@ def add_otlp_option(parser: argparse.ArgumentParser) -> None:
         "--otlp",
         metavar="URL",
         help="also send each flow as an OpenTelemetry span, live, to this OTLP receiver: "
-        "http://HOST:4318 (OTLP/HTTP) or grpc://HOST:4317 (OTLP/gRPC); needs mcpeek[otel]",
+        "http://HOST:4318 (OTLP/HTTP) or grpc://HOST:4317 (OTLP/gRPC); needs the otel "
+        "extra (in mcpeek's clone: pip install '.[otel]')",
     )
 
 

@@ -7,8 +7,9 @@
   traces then metrics;
 * ``otlp``: the same spans and histograms sent to an OTLP receiver:
   ``--endpoint http://HOST:4318`` (OTLP/HTTP, protobuf) or
-  ``grpc://HOST:4317`` (OTLP/gRPC). Needs ``pip install 'mcpeek[otel]'``,
-  as does ``otlp-json``.
+  ``grpc://HOST:4317`` (OTLP/gRPC). Needs the ``otel`` extra, as does
+  ``otlp-json`` (mcpeek is not on PyPI yet: in its clone,
+  ``pip install '.[otel]'``).
 
 ``-o`` writes a new file (mode 0600; one that holds data needs ``--force``);
 without it the document goes to stdout. See docs/export.md.
