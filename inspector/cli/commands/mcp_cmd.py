@@ -3,7 +3,7 @@
 For assistants (Claude Desktop, an IDE, an agent): the captures of the
 capture directory and every ``--capture FILE``, offered as tools
 (list_captures, list_flows, get_flow, lint, diff_captures, explain_rule,
-replay_flow), resources (mcpeek://captures/{name}) and a prompt
+replay_flow), resources (mcpeek://captures, the list, and mcpeek://captures/{name}) and a prompt
 (why_did_this_call_fail).
 On stdio by default; ``--http HOST:PORT`` serves Streamable HTTP on a
 loopback address. ``replay_flow`` only runs the server a capture recorded,
