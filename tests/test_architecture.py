@@ -68,3 +68,22 @@ def test_everything_imports_the_one_mcpeek_namespace() -> None:
     sources = [p for d in (*TOP_LEVEL_FOLDERS, "tests") for p in (REPO / d).rglob("*.py")]
     offenders = [hit for path in sources for hit in _top_level_imports(path)]
     assert offenders == []
+
+
+def test_every_part_of_the_inspector_is_core_or_a_front_end_in_the_contracts() -> None:
+    # A module added under inspector/ and named in no contract is checked by none:
+    # the core contract lists the core (its sources) and the front ends (forbidden).
+    import tomllib
+
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"
+    ]
+    core = next(c for c in contracts if c["name"].startswith("The headless core"))
+    named = {m.rsplit(".", 1)[-1] for m in core["source_modules"] + core["forbidden_modules"]}
+    parts = {
+        p.stem if p.is_file() else p.name
+        for p in (REPO / "inspector").iterdir()
+        if (p.suffix == ".py" and p.stem not in ("__init__", "__main__"))
+        or (p.is_dir() and (p / "__init__.py").exists())
+    }
+    assert parts - named == set()
