@@ -153,7 +153,8 @@ def test_demo_headless(installed: Installed) -> None:
 def test_mcp_without_the_sdk_says_what_to_install(installed: Installed) -> None:
     proc = installed.run(installed.bin("mcpeek"), "mcp")  # the SDK is the mcp extra's
     assert proc.returncode == 2
-    said = "mcpeek: mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'\n"
+    hint = "pip install '.[mcp]' in mcpeek's clone"
+    said = f"mcpeek: mcpeek mcp needs the official MCP SDK: {hint}\n"
     assert proc.stderr == said
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-INSTALL_HINT = "OTLP export needs the otel extra: pip install 'mcpeek[otel]'"
+INSTALL_HINT = "OTLP export needs the otel extra: pip install '.[otel]' in mcpeek's clone"
 NEEDED_MODULES = (
     "opentelemetry.sdk",
     "opentelemetry.exporter.otlp.proto.http",

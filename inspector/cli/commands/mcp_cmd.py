@@ -93,7 +93,7 @@ class McpCommand(Command):
             if (exc.name or "").startswith("mcpeek"):
                 raise  # a fault of mcpeek's own, not a missing extra
             raise UsageError(
-                "mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'"
+                "mcpeek mcp needs the official MCP SDK: pip install '.[mcp]' in mcpeek's clone"
             ) from None
         server = build_server(
             Desk(Shelf(home, list(args.capture))), Rerunner(allow_run=args.allow_run)

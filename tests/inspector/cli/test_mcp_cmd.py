@@ -48,7 +48,8 @@ def test_without_the_sdk_it_says_what_to_install(
     monkeypatch.setitem(sys.modules, "mcp", None)  # what an install without the extra has
     assert main(["mcp", "--home", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err == "mcpeek: mcpeek mcp needs the official MCP SDK: pip install 'mcpeek[mcp]'\n"
+    hint = "pip install '.[mcp]' in mcpeek's clone"
+    assert err == f"mcpeek: mcpeek mcp needs the official MCP SDK: {hint}\n"
 
 
 @pytest.mark.parametrize(("fd", "name"), [(0, "input"), (1, "output")])

@@ -90,7 +90,8 @@ def test_without_the_otel_extra(
     code = main(["export", str(CAPTURES / "modern-stdio.jsonl"), "--format", "otlp-json"])
     assert code == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == ["mcpeek: OTLP export needs the otel extra: pip install 'mcpeek[otel]'"]
+    hint = "pip install '.[otel]' in mcpeek's clone"
+    assert err == [f"mcpeek: OTLP export needs the otel extra: {hint}"]
 
 
 @pytest.mark.parametrize("shift", [-1e11, -1.8e9, 1e11])  # before 1970, or past 2554
