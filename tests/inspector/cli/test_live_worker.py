@@ -204,8 +204,10 @@ def test_a_capture_cut_short_leaves_no_request_unanswered_by_its_end(
     tmp_path: Path, cut: bool
 ) -> None:
     """After a full disk, the client got answers the file lacks: told ``cut``, the worker
-    neither ticks nor ends the session, so it blames no server for them."""
-    b = RecordBuilder(start=time.time() - 600)  # past any timeout, by the clock
+    does not end the session, so it blames no server for them. (A recent request: one
+    past its timeout could be judged by a tick before the thread reading stdin has read
+    ``cut``, on a loaded machine; ticks are tested below, without a race.)"""
+    b = RecordBuilder(start=time.time())
     b.request("tools/list", id=2)  # its answer reached the client, not the file
     path = b.save(tmp_path / "cut.jsonl")
     proc = subprocess.run(
@@ -221,6 +223,31 @@ def test_a_capture_cut_short_leaves_no_request_unanswered_by_its_end(
     ]
     assert bool(unanswered) is not cut
     assert said[-1] == Checked(1)  # read to its end all the same
+
+
+def test_a_cut_capture_is_neither_ticked_nor_finished() -> None:
+    import threading
+
+    class Checks:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def tick(self, now: float) -> None:
+            self.calls.append("tick")
+
+        def finish(self) -> None:
+            self.calls.append("finish")
+
+        def feed(self, record: object) -> None:
+            self.calls.append("feed")
+
+    checks, cut = Checks(), threading.Event()
+    traffic = live_worker._ProxyTraffic(checks, checks, cut)  # type: ignore[arg-type]
+    traffic.tick(1.0)
+    cut.set()
+    traffic.tick(2.0)
+    traffic.finish()
+    assert checks.calls == ["tick"]
 
 
 def test_the_worker_feeds_the_analyzer_guarded_and_counts_what_it_checked(
