@@ -24,7 +24,7 @@ from mcpeek.inspector.capture.redact_runs import (
     runs_outside_blobs,
 )
 from mcpeek.inspector.capture.redact_signs import candidate_between_blobs, other_candidate
-from mcpeek.inspector.capture.redact_words import PROTOCOL_WORDS, other_run
+from mcpeek.inspector.capture.redact_words import other_run, protocol_word
 
 # Module and class of each plugin used. Imported when a detector is built,
 # not with this module: detect-secrets takes a few hundred milliseconds to
@@ -96,7 +96,6 @@ _CONTEXT = 64
 # A longer run is a Base64 blob (an image, a file): what it encodes cannot be
 # recognised, and scanning it would cost milliseconds per megabyte.
 MAX_RUN = 8192
-_LONGEST_WORD = max(map(len, PROTOCOL_WORDS))
 # Texts up to this size are scanned whole once they hold a run.
 _WHOLE = 4096
 # The two plugin patterns without a literal to look for ran on every text with
@@ -154,7 +153,7 @@ def _long_windows(text: str, segments: list[tuple[int, int]]) -> list[tuple[int,
         return [(0, len(text))]
     windows: list[tuple[int, int]] = []
     for at, end in runs_outside_blobs(text, segments=segments):
-        if end - at <= _LONGEST_WORD and text[at:end] in PROTOCOL_WORDS:
+        if protocol_word(text, at, end):
             continue
         window = (max(0, at - _CONTEXT), min(len(text), end + _CONTEXT))
         if end - at <= MAX_RUN:

@@ -51,8 +51,15 @@ PROTOCOL_WORDS = frozenset(
     }
 )
 _WORDS = frozenset(word.encode("ascii") for word in PROTOCOL_WORDS)
+_LONGEST = max(map(len, PROTOCOL_WORDS))
 _RUN = b"\x01" * RUN_LENGTH
 _NAMESPACE = b".modelcontextprotocol/"
+
+
+def protocol_word(text: str, start: int, end: int) -> bool:
+    """Whether the run ``text[start:end]`` is one of :data:`PROTOCOL_WORDS` (a run
+    longer than any of them is not copied to be looked up)."""
+    return end - start <= _LONGEST and text[start:end] in PROTOCOL_WORDS
 
 
 def other_run(encoded: bytes) -> bool:
@@ -61,6 +68,9 @@ def other_run(encoded: bytes) -> bool:
     token character, so the runs of the UTF-8 are those of the text.)"""
     # The namespace as most messages spell it, between two characters outside the
     # class (so the whole run), is dropped at C speed: a loop turn each cost more.
+    # The loop is .redact_runs.long_runs' for one slice, without its generator and
+    # slicing: through long_runs this cost 2 to 3 µs more a message (2.3 against
+    # 5.2 µs on the relay benchmark's request), on the recording of every message.
     encoded = encoded.replace(_NAMESPACE, b"./")
     marks = encoded.translate(RUN_TABLE)
     at = 0
