@@ -11,14 +11,27 @@ import argparse
 import errno
 import math
 import os
+import re
 from pathlib import Path
 from typing import ClassVar
 
 from mcpeek.inspector.views.in_flight import DEFAULT_SLOW
 
+# In a repr: an escaped backslash, or a byte that was not UTF-8 (U+DC80-U+DCFF).
+REPR_ESCAPE = re.compile(r"\\\\|\\udc([89a-f][0-9a-f])")
+
 
 class UsageError(Exception):
     """Bad command-line input: printed as ``mcpeek: …`` with exit code 2."""
+
+
+def shown_argument(text: str) -> str:
+    """A command-line argument as a message shows it: its repr, with each byte that is
+    not UTF-8 as ``\\xff``, as bytes show it. Such bytes come in argv as lone
+    surrogates (``surrogateescape``), which repr writes ``\\udcff``: a character the
+    user never typed."""
+    # (escaped backslashes are taken first, so a typed "\\udcff" stays as it is)
+    return REPR_ESCAPE.sub(lambda m: f"\\x{m[1]}" if m[1] else m[0], repr(text))
 
 
 def refuse_overwriting(output: Path | None, source: Path, flag: str = "-w") -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from mcpeek.inspector.cli.base import UsageError
+from mcpeek.inspector.cli.base import UsageError, shown_argument
 from mcpeek.inspector.proxy.guard import is_loopback_host
 
 # Listening on these, a socket answers on every address of the machine.
@@ -21,23 +21,31 @@ ORIGIN_FORM = "expected scheme://host[:port], e.g. http://localhost:5173"
 def check_http_url(option: str, url: str) -> None:
     """``url`` must be an http(s) URL with a host (and a valid port, if any); else a
     :class:`UsageError` naming ``option`` (e.g. ``--url``)."""
-    shown = without_password(url)
+    shown = shown_argument(without_password(url))
     # urlsplit() drops tabs and line ends without a word: the URL used would not be
     # the one given (and every line that prints it would be cut in two).
     control = next((c for c in url if c < " " or c == "\x7f"), None)
     if control is not None:
-        raise UsageError(f"{option} {shown!r} holds the control character {control!r}")
+        raise UsageError(f"{option} {shown} holds the control character {control!r}")
+    # A byte that is not UTF-8 (a lone surrogate in argv) is in no host, and yarl
+    # drops it from a path unsaid: the same surprise.
+    odd = next((ord(c) - 0xDC00 for c in url if "\udc80" <= c <= "\udcff"), None)
+    if odd is not None:
+        raise UsageError(
+            f"{option} {shown} holds the byte \\x{odd:02x}, which is not UTF-8: "
+            f"percent-encode it (%{odd:02X})"
+        )
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises on a port that is not a number in 0-65535
     except ValueError as exc:
-        raise UsageError(f"{option} {shown!r} is not a valid URL: {exc}") from None
+        raise UsageError(f"{option} {shown} is not a valid URL: {exc}") from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise UsageError(f"{option} {shown!r}: expected an http:// or https:// URL")
+        raise UsageError(f"{option} {shown}: expected an http:// or https:// URL")
     if not parts.hostname:
-        raise UsageError(f"{option} {shown!r} names no host")
+        raise UsageError(f"{option} {shown} names no host")
     if parts.port == 0:  # (a listener's "any port"; nothing can be reached on it)
-        raise UsageError(f"{option} {shown!r}: port 0 is no server's port")
+        raise UsageError(f"{option} {shown}: port 0 is no server's port")
 
 
 def check_origins(option: str, origins: list[str]) -> None:

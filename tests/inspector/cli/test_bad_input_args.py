@@ -3,6 +3,7 @@ naming the option, exit 2, before anything is opened or listened on."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,51 @@ def test_replay_to_a_stdio_server_refuses_what_only_http_sends(
     assert main(["replay", str(tmp_path / "gone.jsonl"), *words, "--", "true"]) == 2
     err = capsys.readouterr().err
     assert err == f"mcpeek: {option} goes with --url: a stdio server gets no HTTP headers\n"
+
+
+@pytest.mark.parametrize(
+    ("words", "option", "stop"),
+    [
+        ([*HTTP[:2], "--upstream"], "--upstream", ["--header-timeout", "0"]),
+        (["replay", str(CAPTURE), "--url"], "--url", ["--timeout", "0"]),
+        (["serve", str(CAPTURE), "--forward"], "--forward", ["--listen", "nope"]),
+    ],
+)
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://\udcff/mcp", "'http://\\xff/mcp'"),
+        # (yarl drops it from a path unsaid: the URL used would not be the one given)
+        ("http://127.0.0.1:1/m\udcffcp", "'http://127.0.0.1:1/m\\xffcp'"),
+        ("http://u:p\udcff@127.0.0.1:1/mcp", "'http://u:<redacted>@127.0.0.1:1/mcp'"),
+    ],
+)
+def test_a_server_url_with_a_byte_that_is_not_utf8_is_refused_readably(
+    words: list[str],
+    option: str,
+    stop: list[str],
+    url: str,
+    shown: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Such bytes come in argv as lone surrogates (surrogateescape): replay tried the
+    URL and printed "cannot reach http://\\udcff/mcp", http proxied to it. The byte is
+    shown as bytes are (\\xff), the way the option's other refusals show the URL."""
+    assert main([*words, url, *stop]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"mcpeek: {option} {shown} holds the byte \\xff, which is not UTF-8: "
+        "percent-encode it (%FF)\n"
+    )
+
+
+def test_a_replay_url_not_utf8_on_the_real_command_line_prints_no_surrogate() -> None:
+    argv = [os.fsencode(word) for word in mcpeek_argv("replay", str(CAPTURE), "--url")]
+    proc = subprocess.run(
+        [*argv, b"http://\xff/mcp"], capture_output=True, stdin=subprocess.DEVNULL, timeout=60
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        b"mcpeek: --url 'http://\\xff/mcp' holds the byte \\xff, which is not UTF-8: "
+        b"percent-encode it (%FF)\n"
+    )
