@@ -11,7 +11,11 @@ mode (``inspector.children.mcpeek_argv``): a desktop client starts servers
 with a short ``PATH`` where a bare ``mcpeek`` is often not found, and a
 virtual environment's interpreter finds its mcpeek without activation.
 (An entry whose command is an ``mcpeek`` executable, with args
-``["stdio", ..., "--", ...]``, is recognised as wrapped too.)
+``["stdio", ..., "--", ...]``, is recognised as wrapped too, and so is one that
+runs ``python -m mcpeek stdio ... -- ...`` with other interpreter options than
+``-I``, or none. One that runs ``mcpeek stdio`` without ``--`` is not wrapped
+again, nor unwrapped: where its server's command begins is for stdio's options
+to say.)
 
 Wrapping edits only two spans: the command's value, and the start of the
 args array, where the launcher and the original command (its exact source
@@ -97,11 +101,31 @@ def mcpeek_args_start(entry: Object) -> int | None:
     args = strings(args_member.value) if args_member else None
     if name is None or args is None:
         return None
-    if args[: len(MODULE_PREFIX)] == MODULE_PREFIX:
-        return len(MODULE_PREFIX)
+    module = _after_module(args)
+    if module is not None:
+        return module
     if PurePath(name.replace("\\", "/")).stem.lower() == "mcpeek":
         return 0
     return None
+
+
+def _after_module(args: list[str]) -> int | None:
+    """Where the args after ``-m mcpeek`` begin in ``python [OPTIONS] -m mcpeek ...``
+    (wrap writes MODULE_PREFIX: OPTIONS ``-I``; a hand may write others, or none)."""
+    for i, arg in enumerate(args):
+        if arg == "-mmcpeek":
+            return i + 1
+        if arg == "-m" or not arg.startswith("-"):
+            return i + 2 if args[i : i + 2] == ["-m", "mcpeek"] else None
+    return None
+
+
+def runs_mcpeek(entry: Object, subcommand: str) -> bool:
+    """Whether the entry runs ``mcpeek SUBCOMMAND``, as wrap writes it or otherwise."""
+    start = mcpeek_args_start(entry)
+    args_member = entry.get("args")
+    args = strings(args_member.value) if args_member else None
+    return start is not None and args is not None and args[start : start + 1] == [subcommand]
 
 
 def wrapped_command_index(entry: Object) -> int | None:
@@ -131,12 +155,7 @@ def wrapped_options(entry: Object) -> list[str]:
 
 def is_inspector(entry: Node) -> bool:
     """An entry that runs ``mcpeek mcp`` (what ``--add-inspector`` adds)."""
-    if not isinstance(entry, Object):
-        return False
-    start = mcpeek_args_start(entry)
-    args_member = entry.get("args")
-    args = strings(args_member.value) if args_member else None
-    return start is not None and args is not None and args[start : start + 1] == ["mcp"]
+    return isinstance(entry, Object) and runs_mcpeek(entry, "mcp")
 
 
 def lead_of(text: str, member: Member) -> str:

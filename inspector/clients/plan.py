@@ -100,8 +100,11 @@ def survey(text: str, client: Client, state: WrapState | None = None) -> list[Se
         if entries.is_inspector(entry):
             shown = "mcpeek mcp (the inspector)"
         elif kind == "stdio" and isinstance(entry, Object):
-            wrapped = entries.wrapped_command_index(entry) is not None
-            shown = "wrapped" if wrapped else "not wrapped"
+            shown = "not wrapped"
+            if entries.wrapped_command_index(entry) is not None:
+                shown = "wrapped"
+            elif entries.runs_mcpeek(entry, "stdio"):
+                shown = "runs mcpeek stdio already, not as wrap writes it"
         elif kind == "http" and (known := _proxied_now(text, label, member, state)):
             shown = f"wrapped: needs  {known.command()}"
         elif kind == "http":
@@ -163,6 +166,8 @@ def plan_wrap(
             plan.notes.append(f"left {where} as it is: neither a command nor a URL")
         elif entries.wrapped_command_index(entry) is not None:
             plan.notes.append(_already_wrapped(where, entry, stdio_options))
+        elif entries.runs_mcpeek(entry, "stdio"):  # (by hand, without "--": see entries)
+            plan.notes.append(f"left {where} as it is: it runs mcpeek stdio already")
         elif not _command(entry).strip():
             plan.notes.append(f"left {where} as it is: its command is empty")
         elif (args := entry.get("args")) is not None and entries.strings(args.value) is None:

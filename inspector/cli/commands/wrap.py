@@ -4,7 +4,8 @@ Route a client's MCP servers through mcpeek by editing the client's own
 config: each stdio server's command gets ``mcpeek stdio --`` in front of it
 (as ``/path/to/python -I -m mcpeek stdio -- CMD ARGS``: the interpreter
 mcpeek runs on, so the client needs no ``mcpeek`` on its PATH). Wrapping
-twice changes nothing; ``mcpeek unwrap`` gives back the original bytes. An
+twice changes nothing (an entry that runs ``mcpeek stdio`` already, written by
+hand, is left as it is too); ``mcpeek unwrap`` gives back the original bytes. An
 HTTP server is left as it is, with the ``mcpeek http`` command that would
 inspect it; with ``--http`` its url is pointed at that local ``mcpeek http``
 (which you start: the command is printed), and the original url is kept

@@ -3,6 +3,7 @@ naming the option, exit 2, before anything is opened or listened on."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -171,3 +172,36 @@ def test_a_replay_url_not_utf8_on_the_real_command_line_prints_no_surrogate() ->
         b"mcpeek: --url 'http://\\xff/mcp' holds the byte \\xff, which is not UTF-8: "
         b"percent-encode it (%FF)\n"
     )
+
+
+def test_wrap_leaves_a_server_that_already_runs_mcpeek_stdio_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Written by hand without ``--`` or as ``python -m mcpeek`` (without wrap's
+    ``-I``), such an entry was not seen as wrapped: wrap put a second mcpeek stdio in
+    front of it (two captures of every message). Unwrap then leaves the one without
+    ``--`` as it is (where its server's command begins is stdio's to say), and takes
+    ``-m mcpeek`` off the other as off a wrapper that runs an ``mcpeek`` executable."""
+    config = tmp_path / "mcp.json"
+    servers = {
+        "bare": {"command": "mcpeek", "args": ["stdio", "-q", "srv", "1"]},
+        "module": {"command": "python3", "args": ["-m", "mcpeek", "stdio", "--", "srv"]},
+        "plain": {"command": "npx", "args": ["-y", "weather"]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2), encoding="utf-8")
+    assert main(["wrap", "cursor", "--config", str(config)]) == 0
+    err = capsys.readouterr().err
+    assert "mcpeek: left bare (mcpServers) as it is: it runs mcpeek stdio already\n" in err
+    assert "mcpeek: module (mcpServers) is already wrapped\n" in err
+    assert "mcpeek: wrapped plain (mcpServers)\n" in err
+    wrapped = json.loads(config.read_text(encoding="utf-8"))["mcpServers"]
+    assert wrapped["bare"] == servers["bare"] and wrapped["module"] == servers["module"]
+    assert wrapped["plain"]["args"][-4:] == ["--", "npx", "-y", "weather"]
+    assert main(["wrap", "--list", "cursor", "--config", str(config)]) == 0
+    listed = dict(line.split(maxsplit=1) for line in capsys.readouterr().out.splitlines())
+    assert listed["bare"] == "stdio  runs mcpeek stdio already, not as wrap writes it"
+    assert listed["module"] == "stdio  wrapped"
+    assert main(["unwrap", "cursor", "--config", str(config)]) == 0
+    unwrapped = json.loads(config.read_text(encoding="utf-8"))["mcpServers"]
+    assert unwrapped["bare"] == servers["bare"] and unwrapped["plain"] == servers["plain"]
+    assert unwrapped["module"] == {"command": "srv", "args": []}
