@@ -60,26 +60,18 @@ class Name(FieldRegex):
     field = "flow.name"
 
 
-class Status(Operator):
+class Status(FieldChoice):
     code = "s"
     arg = "STATUS[|STATUS...]"
     help = "status is one of (" + " ".join(STATUSES) + "; ok means complete)"
     example = "~s error|input_required|unanswered"
+    field = "flow.status"
+    choices = STATUSES
+    aliases = STATUS_ALIASES
+    alternatives = True
 
-    def setup(self, arg: str | None) -> None:
-        wanted: set[str] = set()
-        for part in (arg or "").lower().split("|"):
-            status = STATUS_ALIASES.get(part, part)
-            if status not in STATUSES:
-                raise BadArgument(f"unknown status {part!r} for ~s", f"; known: {KNOWN_STATUSES}")
-            wanted.add(status)
-        self.statuses = frozenset(wanted)
-
-    def expression(self, ns: Namespace) -> str:
-        if len(self.statuses) == 1:
-            (status,) = self.statuses
-            return f"flow.status == {ns.add(status)}"
-        return f"flow.status in {ns.add(self.statuses)}"
+    def unknown(self, part: str) -> BadArgument:
+        return BadArgument(f"unknown status {part!r} for ~s", f"; known: {KNOWN_STATUSES}")
 
 
 class Violations(Operator):
@@ -198,14 +190,15 @@ class Direction(FieldChoice):
 
 class Kind(FieldChoice):
     code = "k"
-    arg = "request|response|notification"
+    arg = "KIND[|KIND...]"
     help = (
-        "the kind of the message being acted on (--fault); "
-        "in the flow list, the kind of the flow's first message"
+        "the kind (request, response or notification) of the message being acted on "
+        "(--fault); in the flow list, the kind of the flow's first message"
     )
     example = "~k response"
     field = "item.message_kind"
     choices = ("request", "response", "notification")
+    alternatives = True
 
 
 class Id(Operator):

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.cli.main import main
+from mcpeek.inspector.filters import FilterError, compile_filter, filter_rows
+from mcpeek.inspector.testing.records import RecordBuilder
+from mcpeek.inspector.views.session import SessionModel
 from tests.conftest import mcpeek_argv
 
 CAPTURE = Path(__file__).resolve().parents[3] / "captures" / "modern-stdio.jsonl"
@@ -205,3 +208,35 @@ def test_wrap_leaves_a_server_that_already_runs_mcpeek_stdio_and_says_so(
     unwrapped = json.loads(config.read_text(encoding="utf-8"))["mcpServers"]
     assert unwrapped["bare"] == servers["bare"] and unwrapped["plain"] == servers["plain"]
     assert unwrapped["module"] == {"command": "srv", "args": []}
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("~k request|notification", [0, 1]),
+        ("~k Response|NOTIFICATION", [1]),  # (the request's flow: no match)
+        ("~k response|response", []),
+        ("~s ok|unanswered", [0]),  # the same form, the same code
+    ],
+)
+def test_a_kind_filter_takes_alternatives_as_a_status_filter_does(
+    text: str, kept: list[int]
+) -> None:
+    """``~s a|b`` was taken, ``~k a|b`` refused ("~k wants request or response or
+    notification"): a --fault on requests and notifications needed two ~k."""
+    b = RecordBuilder()
+    b.request("tools/list", id=1)
+    b.result(1, {"tools": []})
+    b.notify("notifications/tools/list_changed")
+    model = SessionModel("kinds.jsonl")
+    model.feed(b.records)
+    model.finish()
+    assert list(filter_rows(compile_filter(text), model.items)) == kept
+
+
+def test_a_kind_filter_names_the_alternative_it_does_not_know() -> None:
+    with pytest.raises(FilterError) as caught:
+        compile_filter("~k request|answer")
+    assert str(caught.value) == (
+        "~k wants request or response or notification at column 4; got 'answer'"
+    )
