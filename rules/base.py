@@ -96,10 +96,9 @@ class Rule:
     #: listed: every method ``methods`` allows. E.g. a rule about results of any method
     #: and ``notifications/progress`` only.
     kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {}
-    #: What ``on_message`` needs of a message's flow to have anything to do, beyond its
-    #: kind and method (:data:`mcpeek.rules.dispatch.FLOW_FACTS`): ``retry``, the flow has
-    #: more than one attempt; ``listen``, it is a listen flow or its conversation has
-    #: subscriptions. The engine tests them once per message, not each such rule.
+    #: What ``on_message`` needs of every message's flow to have anything to do, beyond
+    #: its kind and method (:mod:`mcpeek.rules.facts`: ``retry``, ``listen``…); by kind,
+    #: era and direction: :meth:`facts_needed`. The engine tests them once per message.
     flow_needs: ClassVar[frozenset[str]] = frozenset()
     #: Which flows ``on_flow_end`` wants: their final statuses and their methods
     #: (``None``: all). Most flows end answered, so a rule about the cancelled or
@@ -128,6 +127,13 @@ class Rule:
     def idle(self) -> bool:
         """Whether ``on_message`` would do nothing on a message of ``idle_kinds`` now."""
         return False
+
+    @classmethod
+    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        """What ``on_message`` needs of a message of this kind, era and direction to have
+        anything to do (:mod:`mcpeek.rules.facts`): on others it is not called. Default:
+        ``flow_needs``, whatever the message."""
+        return cls.flow_needs
 
     def share(self, shared: dict[type, Any]) -> None:
         """Join what the engine's rules share, keyed by its class (``shared`` is one per

@@ -1,13 +1,11 @@
 """Which rules each of the engine's hooks goes to: an index built once per combination.
 
-A rule says declaratively what it wants (``kinds``, ``methods``, ``kind_methods``, ``directions``,
-``message_eras``, ``transport``, ``record_types``, ``era``, ``since``, ``gated``:
-see :class:`~mcpeek.rules.base.Rule`). :class:`Dispatch` turns that into tables
-keyed by what a message or record shows (a message's kind, method, era,
-transport, direction and protocol version; a record's type and channel), each
-row built the first time the traffic shows its key. The engine's hot path is
-then one dict lookup per message, and a hook is called only on what its rule
-asked for.
+A rule says declaratively what it wants (``kinds``, ``methods``, ``directions``, ``era``,
+``gated``, the facts it needs… see :class:`~mcpeek.rules.base.Rule`). :class:`Dispatch`
+turns that into tables keyed by what a message or record shows (a message's kind, method,
+era, transport, direction and protocol version; a record's type and channel), each row
+built the first time the traffic shows its key. The engine's hot path is then one dict
+lookup per message, and a hook is called only on what its rule asked for.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpeek.inspector.records import Http, Msg
+from mcpeek.rules import facts
 from mcpeek.rules.base import Follower, Rule
 from mcpeek.rules.gate import Check, Gate
 from mcpeek.rules.gate_envelope import build_envelope_check
@@ -45,10 +44,6 @@ RecordKey = tuple[type, bool, str | None]
 #: looking the method up on each of the dozens of rule classes it meets at that one
 #: call site (a look-up Python 3.11 cannot specialise there).
 MessageHook = tuple[Rule, Callable[[Any], Any]]
-#: The facts of a message's flow a rule may need (``Rule.flow_needs``), by bit: ``retry``
-#: (1) the flow has more than one attempt; ``listen`` (2) it is a ``subscriptions/listen``
-#: flow, or its conversation has subscriptions. The engine tests them in one place.
-FLOW_FACTS = ("retry", "listen")
 
 
 # (Classes with __slots__, not NamedTuples: Python 3.11 specialises reads of slots, not
@@ -59,6 +54,7 @@ class MessageRules:
     gated, or the gate never accepts these messages, so it is not asked)."""
 
     __slots__ = (
+        "asked",
         "envelope",
         "enveloped",
         "every",
@@ -99,9 +95,11 @@ class MessageRules:
         #: the rules it silences (``Rule.envelope_gated``)
         self.envelope = envelope
         self.enveloped = enveloped
-        #: when some rule needs a fact of the flow (``Rule.flow_needs``): the rows to use
-        #: instead of this one, by the bits of :data:`FLOW_FACTS` the flow shows
+        #: when some rule needs a fact of the message (``Rule.facts_needed``): the rows to
+        #: use instead of this one, by the bits of :mod:`mcpeek.rules.facts` it shows
         self.variants = variants
+        #: the facts some rule of ``variants`` needs (:mod:`mcpeek.rules.facts`, bits)
+        self.asked = 0
         #: by the ``id`` of one of the lists above and the followers that keep the
         #: message: that list without their readers
         self.unread: dict[tuple[int, tuple[Follower, ...]], list[MessageHook]] = {}
@@ -193,14 +191,21 @@ class Dispatch:
             and r.directions.get(kind, direction) == direction
             and (kind not in r.kind_methods or method in r.kind_methods[kind])
         ]
-        if any(r.flow_needs for r in every):
-            # A row per combination of the facts, each without the rules whose needs the
-            # flow lacks: a few calls fewer on most messages, for one test of the facts.
-            variants = tuple(
-                self._row(key, [r for r in every if _shows(facts, r.flow_needs)])
-                for facts in range(1 << len(FLOW_FACTS))
-            )
+        needs = {r: facts.mask(r.facts_needed(kind, era, direction)) for r in every}
+        asked = 0
+        for bits in needs.values():
+            asked |= bits
+        if asked:
+            # A row per combination of the facts asked, each without the rules whose needs
+            # the message lacks: calls fewer on most messages, for one test of the facts.
+            rows = {
+                shown: self._row(key, [r for r in every if needs[r] & shown == needs[r]])
+                for shown in range(1 << len(facts.FACTS))
+                if shown & asked == shown
+            }
+            variants = tuple(rows[shown & asked] for shown in range(1 << len(facts.FACTS)))
             found = self.message[key] = MessageRules([], [], None, variants=variants)
+            found.asked = asked
             return found
         found = self.message[key] = self._row(key, every)
         return found
@@ -283,11 +288,6 @@ class Dispatch:
 
 def _hooks(rules: list[Rule]) -> list[MessageHook]:
     return [(rule, rule.on_message) for rule in rules]
-
-
-def _shows(facts: int, needs: frozenset[str]) -> bool:
-    """Whether a flow with these :data:`FLOW_FACTS` bits has every fact in ``needs``."""
-    return all(facts & (1 << FLOW_FACTS.index(need)) for need in needs)
 
 
 def overrides(rule: Rule, hook: str) -> bool:

@@ -31,7 +31,8 @@ from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Follower, LateFinding, Rule, catalog, listed_era
 from mcpeek.rules.context import PARAMS_BIT, MessageContext, RequestMemo, is_batch
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
-from mcpeek.rules.gate import LISTEN, Gate, plain_answer
+from mcpeek.rules.facts import shown
+from mcpeek.rules.gate import Gate, plain_answer
 from mcpeek.rules.held import ServerEraHold
 from mcpeek.rules.reported import (
     GATE_UNSOUND,
@@ -102,9 +103,8 @@ class RuleEngine(AnalysisListener):
         transport = conversation.transport  # (followers: never on stdio, which pays nothing)
         key = (entry.kind, method, era, transport, entry.dir, version)
         dispatch = self._index.message.get(key) or self._index.message_rules(key)
-        if dispatch.variants is not None:  # a rule needs a fact of the flow (dispatch.FLOW_FACTS)
-            listen = flow.method == LISTEN or bool(conversation.subscriptions)
-            dispatch = dispatch.variants[(len(flow.attempts) > 1) | listen << 1]
+        if dispatch.variants is not None:  # a rule needs a fact of it (rules.facts)
+            dispatch = dispatch.variants[shown(dispatch.asked, entry, flow, conversation)]
         if self._held.held:
             self._held.release(conversation, self.report)
         rules = dispatch.every

@@ -114,12 +114,14 @@ class Conversation(ChannelEndings):
         if meta is not None:
             if meta.client_capabilities is not UNSET:
                 flow.client_capabilities = meta.client_capabilities
-            attempt.log_level = meta.log_level is not UNSET
+            attempt.log_level = meta.log_level
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
                 attempt.progress_token = (sender, id_key(meta.progress_token))
                 self.progress[self.pending.progress_key(attempt.progress_token, entry.ch)] = flow
-        dropped = self.pending.add(self.pending.key(sender, entry.id, entry.ch), (flow, attempt))
+        key = self.pending.key(sender, entry.id, entry.ch)
+        attempt.id_in_flight = self.pending.still_in_flight(key)
+        dropped = self.pending.add(key, (flow, attempt))
         if dropped is not None:  # it waited behind too many reuses of its id
             dropped.status = "unanswered"
             self._end(dropped)

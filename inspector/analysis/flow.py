@@ -66,7 +66,11 @@ class Attempt(msgspec.Struct, gc=False):
     issued_state: Any = msgspec.UNSET  # the requestState an input_required result issued
     input_request_keys: tuple[str, ...] = ()
     progress_token: Any = msgspec.UNSET
-    log_level: bool = False  # the request asked for log messages (2026-07-28 _meta logLevel)
+    #: the request's ``_meta`` logLevel (2026-07-28), as correlation read it (UNSET: none)
+    log_level: Any = msgspec.UNSET
+    #: (method, seq) of an earlier request of the same sender, with the same id, still
+    #: in flight when this one was sent (answered by nothing, not cancelled)
+    id_in_flight: tuple[str | None, int] | None = None
 
     @property
     def latency_ms(self) -> float | None:

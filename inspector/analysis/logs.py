@@ -59,7 +59,11 @@ def log_owner(
     owner = None
     for key, (flow, attempt) in in_flight:
         # (never a subscriptions/listen stream: the spec keeps logs off it)
-        if key[0] == "c2s" and attempt.log_level and flow.method != "subscriptions/listen":
+        if (
+            key[0] == "c2s"
+            and attempt.log_level is not UNSET
+            and flow.method != "subscriptions/listen"
+        ):
             if owner is not None:
                 return None  # two requests asked for logs: the wire does not say whose
             owner = flow

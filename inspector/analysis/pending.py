@@ -69,6 +69,18 @@ class Pending:
         self.in_flight[key] = request  # inserted last: expiry relies on order
         return dropped
 
+    def still_in_flight(self, key: Key) -> tuple[str | None, int] | None:
+        """The method and seq of the request under ``key`` that nothing answered or
+        cancelled yet, if there is one (id.reused's question, asked of a new request
+        before :meth:`add`): the one in flight, or an overdue one, retired though still
+        unanswered."""
+        found = self.in_flight.get(key)
+        if found is None:
+            found = self.recent.get(key)
+            if found is None or found[1].response is not None or found[0].cancel is not None:
+                return None
+        return found[0].method, found[1].request.seq
+
     def answered(self, key: Key) -> Request | None:
         """The request in flight under ``key``, now answered (remembered as recent)."""
         found = self.in_flight.pop(key, None)

@@ -11,23 +11,23 @@ from typing import Any, ClassVar
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._server import UNSET, may_hold, peeked_params
+from mcpeek.rules.families._server import UNSET
 from mcpeek.rules.families._wire import MCP, as_dict, where
 
 INCLUDE_CONTEXT_DEPRECATED_IN = "2025-11-25"
 
 
 DEPRECATED_CONTEXT = frozenset({"thisServer", "allServers"})
+ASKS_FOR_LOGS = frozenset({"log_level"})
 
 
-def _may_ask_for_logs(ctx: MessageContext) -> bool:
-    """Whether a request's ``_meta`` may name a log level (``False`` is certain): what
-    correlation read of its ``_meta`` says, else whether its text holds the word."""
-    params = peeked_params(ctx)
-    if params is None:
-        return may_hold(ctx.entry.record, "logLevel")
-    meta = params.meta
-    return meta is not None and meta.log_level is not UNSET
+def _asks_for_logs(ctx: MessageContext) -> bool:
+    """Whether a request's ``_meta`` names a log level (any value), as correlation read it
+    (``Attempt.log_level``: the engine calls this rule on a modern client's request only
+    then, ``facts_needed``)."""
+    attempts = ctx.flow.attempts
+    attempt = attempts[-1] if attempts and attempts[-1].request is ctx.entry else ctx.attempt
+    return attempt is not None and attempt.log_level is not UNSET
 
 
 class DeprecatedFeature(Rule):
@@ -47,6 +47,12 @@ class DeprecatedFeature(Rule):
 
     def __init__(self) -> None:
         self._seen: dict[str, set[str]] = {}
+
+    @classmethod
+    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        # (a modern client's request matters for its log level only)
+        modern_request = kind == "request" and era == "modern" and direction == "c2s"
+        return ASKS_FOR_LOGS if modern_request else frozenset()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         found: list[tuple[str, str]] = []  # (feature, what)
@@ -75,8 +81,8 @@ class DeprecatedFeature(Rule):
                 return None  # (once per conversation: the rest of a log is not news)
             found.append(("Logging", "the server sent notifications/message"))
         elif ctx.entry.dir == "c2s":
-            if not modern or not _may_ask_for_logs(ctx):
-                return None  # the common case, without a decode
+            if not modern or not _asks_for_logs(ctx):
+                return None
             if self._reported(ctx, "Logging"):
                 return None
             meta = ctx.meta

@@ -6,10 +6,9 @@ when the conversation ends.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
-from mcpeek.inspector.analysis import Attempt, Conversation, Flow
+from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.analysis.analyzer import ORIGIN
 from mcpeek.inspector.analysis.peek import UNSET, id_key
 from mcpeek.inspector.records import Http, Record
@@ -156,38 +155,21 @@ class IdType(Rule):
         return [ctx.finding(f"request id {show(value)} is {kind}, must be a string or an integer")]
 
 
-#: Per conversation and sender, at most this many requests still in flight are
-#: remembered by ``id.reused`` (the oldest are forgotten first).
-IN_FLIGHT_LIMIT = 4096
-#: How far past the limit the table may grow before it forgets the requests no
-#: longer in flight (one sweep per this many new requests, at the most).
-SWEEP_SLACK = IN_FLIGHT_LIMIT // 4
-
-
-class _SenderIds:
-    __slots__ = ("in_flight", "used")
-
-    def __init__(self) -> None:
-        # id key → the last request sent with it, its flow and attempt (answered or
-        # cancelled ones stay until the next sweep: they are only looked at)
-        self.in_flight: OrderedDict[Any, tuple[Flow, Attempt]] = OrderedDict()
-        self.used = UsedIds()
+IN_FLIGHT = frozenset({"id_in_flight"})
 
 
 class IdReused(Rule):
     """A request id the same sender still has in flight (both eras), or, in the legacy
     era, one it already used in the session.
 
-    Whether an earlier request is still in flight is read from the request's own
-    attempt and flow, which correlation keeps up to date (answered: its response;
-    cancelled: its flow's cancel; a timed-out request is still unanswered): the rule
-    is called on requests only, never on responses or flow ends. Cost: the last
-    request of each id key a sender sent, swept of those no longer in flight once
-    the table passes :data:`IN_FLIGHT_LIMIT` (by :data:`SWEEP_SLACK`), then its
-    oldest forgotten down to the limit; plus the compact :class:`UsedIds` of every
-    id sent since the last ``initialize``. Modern HTTP traffic without a session
-    mixes every client of an origin in one conversation, so two clients may
-    rightly use the same id there: it is not checked.
+    Whether an earlier request is still in flight is what correlation noted on the
+    request's attempt (``Attempt.id_in_flight``: unanswered and not cancelled, a
+    timed-out request included), so in the modern era the engine calls this rule
+    only on a request so noted (``facts_needed``). In the legacy era it is called on
+    every request, to remember each id sent since the last ``initialize`` in the
+    compact :class:`UsedIds`. Modern HTTP traffic without a session mixes every
+    client of an origin in one conversation, so two clients may rightly use the same
+    id there: it is not checked.
     """
 
     id = "id.reused"
@@ -196,15 +178,12 @@ class IdReused(Rule):
     spec = f"{BASIC}#requests"
     kinds = frozenset({"request"})
 
-    def __init__(self) -> None:
-        self._state: dict[tuple[str, str], _SenderIds] = {}
+    @classmethod
+    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        return IN_FLIGHT if era == "modern" else frozenset()  # (legacy: every id is kept)
 
-    def _sender(self, conversation: Conversation, direction: str) -> _SenderIds:
-        key = (conversation.key, direction)
-        state = self._state.get(key)
-        if state is None:
-            state = self._state[key] = _SenderIds()
-        return state
+    def __init__(self) -> None:
+        self._used: dict[tuple[str, str], UsedIds] = {}  # (conversation, sender) → ids
 
     def on_message(self, ctx: MessageContext) -> Findings:
         entry = ctx.entry
@@ -212,77 +191,47 @@ class IdReused(Rule):
         if conversation.key == ORIGIN:
             return None
         key = _key(entry.id)
-        sender = self._state.get((conversation.key, entry.dir)) or self._sender(
-            conversation, entry.dir
-        )
         if entry.dir == "c2s" and entry.method == "initialize":
             # A new legacy session begins: what went before (a server/discover
             # probe of a dual-era client) is not "within the same session".
             for direction in ("c2s", "s2c"):
-                self._sender(conversation, direction).used = UsedIds()
-        findings: list[Finding] | None = None
-        in_flight = sender.in_flight
-        earlier = in_flight.get(key)
+                self._used[(conversation.key, direction)] = UsedIds()
+        used = self._used.get((conversation.key, entry.dir))
+        if used is None:
+            used = self._used[(conversation.key, entry.dir)] = UsedIds()
         # A request's attempt is the one correlation just appended (what ctx.attempt
         # finds, without the lazy lookup).
         attempts = ctx.flow.attempts
         attempt = attempts[-1] if attempts and attempts[-1].request is entry else ctx.attempt
-        if earlier is not None and earlier[1] is not attempt and _still_in_flight(*earlier):
-            flow, first = earlier
-            if not (entry.method == "initialize" and flow.method == "server/discover"):
+        earlier = attempt.id_in_flight if attempt is not None else None
+        findings: list[Finding] | None = None
+        if earlier is not None:
+            method, seq = earlier
+            if not (entry.method == "initialize" and method == "server/discover"):
                 findings = [
                     ctx.finding(
                         f"request id {show(entry.id)} is still in flight from the "
-                        f"{SIDE.get(entry.dir, entry.dir)} "
-                        f"({flow.method} at seq {first.request.seq})",
-                        also=[first.request.seq],
+                        f"{SIDE.get(entry.dir, entry.dir)} ({method} at seq {seq})",
+                        also=[seq],
                     )
                 ]
-        elif ctx.era == "legacy" and key in sender.used:
+        elif ctx.era == "legacy" and key in used:
             findings = [
                 ctx.finding(
                     f"request id {show(entry.id)} was already used by the "
                     f"{SIDE.get(entry.dir, entry.dir)} in this session"
                 )
             ]
-        if attempt is not None:
-            if earlier is not None:
-                in_flight.move_to_end(key)  # a new key goes in last anyway
-            in_flight[key] = (ctx.flow, attempt)
-            if len(in_flight) > IN_FLIGHT_LIMIT + SWEEP_SLACK:
-                _sweep(in_flight)
-        sender.used.add(key)
+        used.add(key)
         return findings
 
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         for direction in ("c2s", "s2c"):
-            self._state.pop((conversation.key, direction), None)
+            self._used.pop((conversation.key, direction), None)
         return None
-
-
-def _sweep(in_flight: OrderedDict[Any, tuple[Flow, Attempt]]) -> None:
-    """Forget the requests no longer in flight, then the oldest still in flight
-    beyond :data:`IN_FLIGHT_LIMIT`."""
-    kept = [  # (_still_in_flight, inline: thousands of entries per sweep)
-        item
-        for item in in_flight.items()
-        if item[1][1].response is None and item[1][0].cancel is None
-    ]
-    if len(kept) < len(in_flight):
-        # Most are gone by now: the few left put back in order, rather than a
-        # deletion per key from the OrderedDict (a few µs a request, all told).
-        in_flight.clear()
-        in_flight.update(kept)
-    while len(in_flight) > IN_FLIGHT_LIMIT:
-        in_flight.popitem(last=False)
 
 
 def _key(msg_id: Any) -> Any:
     """:func:`id_key`, with its common cases (a string, an integer) inline."""
     kind = type(msg_id)
     return msg_id if kind is str or kind is int else id_key(msg_id)
-
-
-def _still_in_flight(flow: Flow, attempt: Attempt) -> bool:
-    """Not answered and not cancelled (a timed-out request is still unanswered)."""
-    return attempt.response is None and flow.cancel is None

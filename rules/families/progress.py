@@ -178,6 +178,10 @@ def _any_answered(attempts: list[Attempt]) -> bool:
     return False
 
 
+PROGRESS_ASKED = frozenset({"progress"})
+ANSWERED = frozenset({"answered"})
+
+
 class ProgressAfterResponse(Rule):
     id = "progress.after-response"
     severity = "error"
@@ -187,6 +191,12 @@ class ProgressAfterResponse(Rule):
     kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {
         "notification": frozenset({"notifications/progress"})
     }
+
+    @classmethod
+    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        # (the tests that open on_message: a result of a flow that asked for progress, a
+        # progress notification of a flow with an answer)
+        return PROGRESS_ASKED if kind == "result" else ANSWERED
 
     def __init__(self) -> None:
         # conversation → seqs of requests answered with a task handle (bounded); the

@@ -123,3 +123,61 @@ def test_a_rule_that_needs_a_retry_is_called_on_the_retry_only() -> None:
     analyzer.feed_all(b.records)
     analyzer.finish()
     assert calls == [retry]
+
+
+def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_them() -> None:
+    calls: list[int] = []
+
+    class Noted(Rule):  # not registered: no id
+        kinds = frozenset({"request"})
+        @classmethod
+        def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+            if direction == "c2s":
+                return frozenset({"id_in_flight", "log_level"})
+            return frozenset()
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(ctx.seq)
+            return None
+
+    level = {"io.modelcontextprotocol/logLevel": "info"}
+    b = discovered()
+    b.request("tools/call", {"name": "a"}, id=1, meta=level)  # a level, no reuse
+    b.request("tools/call", {"name": "a"}, id=1)  # reused, no level
+    b.request("tools/call", {"name": "a"}, id=1, meta=level)  # both
+    both = b.last.seq
+    b.request("ping", id=2, dir="s2c")  # the server's: no need stated there
+    theirs = b.last.seq
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Noted])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [both, theirs]
+
+
+def test_a_rule_that_needs_facts_of_the_flows_attempts_is_called_where_they_show() -> None:
+    calls: list[int] = []
+
+    class Progressing(Rule):  # not registered: no id
+        kinds = frozenset({"notification", "result"})
+
+        @classmethod
+        def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+            return frozenset({"progress"} if kind == "result" else {"answered"})
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(ctx.seq)
+            return None
+
+    b = discovered()
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.result(1, {"content": []})  # no progress asked for
+    b.request("tools/call", {"name": "a"}, id=2, meta={"progressToken": 9})
+    b.notify("notifications/progress", {"progressToken": 9, "progress": 1})  # unanswered
+    b.result(2, {"content": []})
+    asked = b.last.seq
+    b.notify("notifications/progress", {"progressToken": 9, "progress": 2})
+    late = b.last.seq
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Progressing])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [asked, late]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
-from mcpeek.rules.families import ids
 from mcpeek.rules.families.ids import UsedIds
+from mcpeek.rules.testing import lint_records
 from tests.rules.test_envelope import (
     family,
     found,
@@ -140,28 +138,36 @@ def test_dual_era_probe_then_initialize_with_the_same_id() -> None:
     assert family(b.records) == [], shown(family(b.records))
 
 
-def test_reused_table_sweeps_answered_requests_before_forgetting_unanswered(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # id.reused is not called on responses: answered requests stay in its table
-    # until a sweep, which must forget them first, then the oldest unanswered ones.
-    monkeypatch.setattr(ids, "IN_FLIGHT_LIMIT", 3)
-    monkeypatch.setattr(ids, "SWEEP_SLACK", 1)
+def test_a_timed_out_request_is_still_in_flight_for_its_id() -> None:
+    # Correlation retires an overdue request, but nothing answered or cancelled it.
     b = RecordBuilder(modern=True)
-    for n, answered in ((1, True), (10, False), (2, True), (3, True), (11, False)):
+    first = b.request("tools/call", {"name": "slow"}, id=7)
+    b.wait(5)
+    again = b.request("tools/call", {"name": "slow"}, id=7)
+    (v,) = [x for x in lint_records(b.records, timeout=1.0) if x.rule == "id.reused"]
+    assert v.msgs == [first.seq, again.seq] and "id 7 is still in flight" in v.message
+
+
+def test_the_oldest_of_many_unanswered_requests_is_not_forgotten() -> None:
+    # The rule keeps no table of its own (it had a bounded one, which forgot the
+    # oldest requests still in flight): what is in flight is correlation's.
+    b = RecordBuilder(modern=True)
+    first = b.request("tools/call", {"name": "a"}, id=0)
+    for n in range(1, 6000):
         b.request("tools/call", {"name": "a"}, id=n)
-        if answered:  # dead weight, swept at the fifth key (10, the oldest left, stays)
-            b.result(n, {"content": []})
-    again = b.request("tools/call", {"name": "c"}, id=10)
+    again = b.request("tools/call", {"name": "b"}, id=0)
     (v,) = found(b.records, "id.reused")
-    assert v.msgs[-1] == again.seq and "id 10 is still in flight" in v.message
+    assert v.msgs == [first.seq, again.seq]
+
+
+def test_a_reused_id_waiting_behind_a_newer_request_is_still_in_flight() -> None:
     b = RecordBuilder(modern=True)
-    for n in (1, 2, 3, 4, 5):  # unanswered, past the limit and its slack
-        b.request("tools/call", {"name": "b"}, id=n)
-    b.request("tools/call", {"name": "c"}, id=1)  # the oldest: forgotten
-    newest = b.request("tools/call", {"name": "c"}, id=5)
-    (v,) = found(b.records, "id.reused")
-    assert v.msgs[-1] == newest.seq
+    first = b.request("tools/call", {"name": "a"}, id=1)
+    second = b.request("tools/call", {"name": "b"}, id=1)
+    b.result(1, {"content": []})  # the newer one is answered; the first still waits
+    third = b.request("tools/call", {"name": "c"}, id=1)
+    found_ = found(b.records, "id.reused")
+    assert [v.msgs for v in found_] == [[first.seq, second.seq], [first.seq, third.seq]]
 
 
 def test_used_ids_stay_compact() -> None:

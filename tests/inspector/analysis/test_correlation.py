@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcpeek.inspector.analysis import Analyzer, analyze
 from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.analysis.peek import UNSET
 from mcpeek.inspector.testing.records import RecordBuilder
 
 
@@ -53,6 +54,43 @@ def test_orphan_duplicate_and_legal_reuse() -> None:
     assert [f.status for f in flows] == ["orphan", "complete", "complete"]
     assert len(flows[1].attempts[0].duplicates) == 1
     assert flows[2].msgs != flows[1].msgs
+
+
+def test_a_request_notes_an_earlier_one_with_its_id_still_in_flight() -> None:
+    # What id.reused reads: by sender, unanswered and not cancelled (an overdue
+    # request included, though correlation retired it), with its method and seq.
+    b = RecordBuilder()
+    first = b.request("tools/call", {"name": "slow"}, id=1)
+    b.request("ping", id=1)  # first is in flight
+    b.result(1)  # answers the ping; first is in flight again
+    b.request("ping", id=1, dir="s2c")  # the server's own id 1
+    b.result(1, dir="c2s")
+    b.wait(120)  # first is overdue now
+    b.request("ping", id=1)
+    b.request("ping", id=2)
+    b.notify("notifications/cancelled", {"requestId": 2}, dir="c2s")
+    b.request("ping", id=2)  # cancelled: free again
+    attempts = [a for f in flows_of(b, timeout=60.0) for a in f.attempts]
+    noted = [(a.request.dir, a.request.id, a.id_in_flight) for a in attempts]
+    assert noted == [
+        ("c2s", 1, None),
+        ("c2s", 1, ("tools/call", first.seq)),
+        ("s2c", 1, None),
+        ("c2s", 1, ("tools/call", first.seq)),
+        ("c2s", 2, None),
+        ("c2s", 2, None),
+    ]
+
+
+def test_a_request_keeps_the_log_level_its_meta_names() -> None:
+    b = RecordBuilder(modern=True)
+    level = "io.modelcontextprotocol/logLevel"
+    b.request("tools/call", {"name": "a"}, id=1, meta={level: "debug"})
+    b.request("tools/call", {"name": "a"}, id=2, meta={level: None})
+    b.request("tools/call", {"name": "a"}, id=3)
+    b.request("tools/call", {"name": "a", "_meta": 5}, id=4)  # not an object: unread
+    levels = [f.attempts[0].log_level for f in flows_of(b)]
+    assert levels == ["debug", None, UNSET, UNSET]
 
 
 def test_unanswered_at_end_and_listen_closed() -> None:

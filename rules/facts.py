@@ -1,0 +1,71 @@
+"""What the engine knows of a message before it calls a rule: the facts a rule may need.
+
+A rule says which facts of a message it needs to have anything to do
+(:meth:`~mcpeek.rules.base.Rule.facts_needed`, by kind, era and direction). The
+dispatch row of such messages then has a variant per combination of the facts,
+each without the rules whose needs the message lacks, and the engine picks one
+by the bits below, tested once per message for all the rules. Most are what
+correlation already noted on the flow and its attempts, so that a stateful
+rule reads them there instead of being called on every message to keep its own
+table (a call costs more than most rules' work on a message: the interpreter's
+code and branch caches, not the instructions).
+
+The facts, by bit:
+
+``retry`` (1)
+    the flow has more than one attempt (an MRTR retry);
+``listen`` (2)
+    it is a ``subscriptions/listen`` flow, or its conversation has subscriptions;
+``id_in_flight`` (4)
+    a request: an earlier request of its sender with its id is still in flight
+    (``Attempt.id_in_flight``);
+``log_level`` (8)
+    a request: its ``_meta`` names a log level, of any value (``Attempt.log_level``);
+``progress`` (16)
+    an attempt of the flow carried a progress token;
+``answered`` (32)
+    an attempt of the flow has its response.
+"""
+
+from __future__ import annotations
+
+from mcpeek.inspector.analysis import Conversation, Entry, Flow
+from mcpeek.inspector.analysis.peek import UNSET
+from mcpeek.rules.gate import LISTEN as LISTEN_METHOD
+
+FACTS = ("retry", "listen", "id_in_flight", "log_level", "progress", "answered")
+RETRY, LISTEN, ID_IN_FLIGHT, LOG_LEVEL, PROGRESS, ANSWERED = (1 << n for n in range(len(FACTS)))
+#: the facts of a request's own attempt, and those read from every attempt of the flow
+OF_REQUEST = ID_IN_FLIGHT | LOG_LEVEL
+OF_ATTEMPTS = PROGRESS | ANSWERED
+
+
+def mask(needs: frozenset[str]) -> int:
+    """The bits of these facts (a name not in :data:`FACTS` is a rule's bug: it raises)."""
+    bits = 0
+    for need in needs:
+        bits |= 1 << FACTS.index(need)
+    return bits
+
+
+def shown(asked: int, entry: Entry, flow: Flow, conversation: Conversation) -> int:
+    """The bits of the facts in ``asked`` that this message shows (the others: 0)."""
+    attempts = flow.attempts
+    bits = 0
+    if asked & RETRY and len(attempts) > 1:
+        bits = RETRY
+    if asked & LISTEN and (flow.method == LISTEN_METHOD or conversation.subscriptions):
+        bits |= LISTEN
+    if asked & OF_REQUEST and entry.kind == "request":
+        attempt = attempts[-1]  # (the one correlation just appended for it)
+        if attempt.id_in_flight is not None:
+            bits |= ID_IN_FLIGHT
+        if attempt.log_level is not UNSET:
+            bits |= LOG_LEVEL
+    if asked & OF_ATTEMPTS:
+        for attempt in attempts:
+            if attempt.progress_token is not UNSET:
+                bits |= PROGRESS
+            if attempt.response is not None:
+                bits |= ANSWERED
+    return bits
