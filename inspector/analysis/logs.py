@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcpeek.inspector.analysis.flow import Attempt, Flow
+from mcpeek.inspector.analysis.flow import UNREAD, Attempt, Flow
 from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek
 
 #: How many task ids are remembered per conversation (oldest forgotten first).
@@ -62,6 +62,7 @@ def log_owner(
         if (
             key[0] == "c2s"
             and attempt.log_level is not UNSET
+            and attempt.log_level is not UNREAD  # (as before: what was read says so)
             and flow.method != "subscriptions/listen"
         ):
             if owner is not None:

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.records import Msg
+
 UNSET: Any = msgspec.UNSET
 MCP = "io.modelcontextprotocol/"
 
@@ -100,6 +102,24 @@ class PeekEnvelope(msgspec.Struct, gc=False):
     @property
     def error_peek(self) -> ErrorPeek:
         return self.error if isinstance(self.error, ErrorPeek) else EMPTY_ERROR
+
+
+def may_hold(record: Msg, word: str) -> bool:
+    """Whether a message's text may hold the JSON string ``word`` (as a member name or
+    a value), so that only a decode can tell; ``False`` is certain, and costs no decode.
+
+    In JSON text a string appears with its characters as they are, or escaped; a
+    letter, digit, ``_``, ``-`` or ``.`` can only be escaped as ``\\uXXXX`` (``/``
+    also as ``\\/``, so ``word`` must not hold one; it may be wrapped in the quotes
+    that delimit a string). Text without ``word`` and without ``\\u`` cannot hold
+    it. A message known only by its Base64 bytes may.
+    """
+    raw = record.raw
+    if raw is None:
+        return record.raw_b64 is not None
+    # ("\\" first: a one-character look is a memchr, several times faster than the
+    # two-character one, and most text holds no backslash at all)
+    return word in raw or ("\\" in raw and "\\u" in raw)
 
 
 EMPTY_PARAMS = ParamsPeek()

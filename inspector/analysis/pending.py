@@ -22,6 +22,7 @@ from mcpeek.inspector.analysis.peek import UNSET, id_key
 
 RECENT_LIMIT = 4096
 QUEUE_LIMIT = 64  # requests waiting behind one in-flight id
+OVERDUE_PER_ID = 8  # requests retired unanswered kept per id (id.reused's; a bound)
 OTHER_SIDE = {"c2s": "s2c", "s2c": "c2s"}
 
 Key = tuple[Any, ...]
@@ -36,6 +37,9 @@ class Pending:
         self.queued: dict[Key, list[Request]] = {}
         # answered, cancelled or overdue requests, still pairable for a while
         self.recent: OrderedDict[Key, Request] = OrderedDict()
+        # requests retired unanswered and not cancelled (overdue, given up), by key: their
+        # sender has not had an answer, so their id is still taken (the last few of each)
+        self.overdue: OrderedDict[Key, list[Request]] = OrderedDict()
         self.progress: dict[Any, Flow] = {}
         self.recent_progress: OrderedDict[Any, Flow] = OrderedDict()
         self.subscriptions: dict[Any, Flow] = {}
@@ -70,16 +74,20 @@ class Pending:
         return dropped
 
     def still_in_flight(self, key: Key) -> tuple[str | None, int] | None:
-        """The method and seq of the request under ``key`` that nothing answered or
-        cancelled yet, if there is one (id.reused's question, asked of a new request
-        before :meth:`add`): the one in flight, or an overdue one, retired though still
-        unanswered."""
+        """The method and seq of the last request under ``key`` whose sender has had no
+        answer yet, if there is one (id.reused's question, asked of a new request before
+        :meth:`add`): the one in flight, or one retired overdue and not answered or
+        cancelled since."""
         found = self.in_flight.get(key)
-        if found is None:
-            found = self.recent.get(key)
-            if found is None or found[1].response is not None or found[0].cancel is not None:
-                return None
-        return found[0].method, found[1].request.seq
+        retired = self.overdue.get(key) if self.overdue else None
+        if retired is not None:
+            # (those answered late or cancelled since are forgotten here)
+            retired[:] = [r for r in retired if r[1].response is None and r[0].cancel is None]
+            if not retired:
+                del self.overdue[key]
+            elif found is None or retired[-1][1].request.seq > found[1].request.seq:
+                found = retired[-1]
+        return None if found is None else (found[0].method, found[1].request.seq)
 
     def answered(self, key: Key) -> Request | None:
         """The request in flight under ``key``, now answered (remembered as recent)."""
@@ -127,6 +135,16 @@ class Pending:
         self.in_flight.pop(key, None)
         self._next_in_line(key)
         self._remember(key, request)
+        if request[0].cancel is None:
+            overdue = self.overdue
+            retired = overdue.get(key)
+            if retired is None:
+                retired = overdue[key] = []
+                if len(overdue) > RECENT_LIMIT:  # bounded as the window of recent ones
+                    overdue.popitem(last=False)
+            retired.append(request)
+            retired.sort(key=lambda r: r[1].request.seq)  # (a requeued older one may come last)
+            del retired[:-OVERDUE_PER_ID]
 
     def _next_in_line(self, key: Key) -> None:
         """The request whose id a newer one reused is in flight again (newest first)."""

@@ -13,8 +13,13 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from mcpeek.inspector.analysis.peek import EMPTY_PARAMS, EMPTY_RESULT, ParamsPeek, ResultPeek
-from mcpeek.inspector.records import Msg
+from mcpeek.inspector.analysis.peek import (
+    EMPTY_PARAMS,
+    EMPTY_RESULT,
+    ParamsPeek,
+    ResultPeek,
+    may_hold,
+)
 from mcpeek.rules.base import Finding, Findings, Rule
 from mcpeek.rules.context import LAZY_BITS, MessageContext
 
@@ -26,24 +31,6 @@ MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 PENDING_LIMIT = 64
 UNSET: Any = msgspec.UNSET
 RESPONSES = frozenset({"result", "error"})
-
-
-def may_hold(record: Msg, word: str) -> bool:
-    """Whether a message's text may hold the JSON string ``word`` (as a member name or
-    a value), so that only a decode can tell; ``False`` is certain, and costs no decode.
-
-    In JSON text a string appears with its characters as they are, or escaped; a
-    letter, digit, ``_``, ``-`` or ``.`` can only be escaped as ``\\uXXXX`` (``/``
-    also as ``\\/``, so ``word`` must not hold one; it may be wrapped in the quotes
-    that delimit a string). Text without ``word`` and without ``\\u`` cannot hold
-    it. A message known only by its Base64 bytes may.
-    """
-    raw = record.raw
-    if raw is None:
-        return record.raw_b64 is not None
-    # ("\\" first: a one-character look is a memchr, several times faster than the
-    # two-character one, and most text holds no backslash at all)
-    return word in raw or ("\\" in raw and "\\u" in raw)
 
 
 def unread(ctx: MessageContext, member: str) -> bool:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import LEGACY_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru
 from mcpeek.rules.families._messages import as_list, request_params
-from mcpeek.rules.families._server import may_hold
 
 TASKS = f"{LEGACY_SPEC}/basic/utilities/tasks"
 SINCE = "2025-11-25"

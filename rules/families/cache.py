@@ -16,11 +16,12 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
 from mcpeek.rules.families._messages import id_text, is_complete, shown
-from mcpeek.rules.families._server import may_hold, request_cursor
+from mcpeek.rules.families._server import request_cursor
 
 CACHING = f"{MODERN_SPEC}/server/utilities/caching"
 

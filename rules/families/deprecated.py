@@ -22,9 +22,9 @@ ASKS_FOR_LOGS = frozenset({"log_level"})
 
 
 def _asks_for_logs(ctx: MessageContext) -> bool:
-    """Whether a request's ``_meta`` names a log level (any value), as correlation read it
-    (``Attempt.log_level``: the engine calls this rule on a modern client's request only
-    then, ``facts_needed``)."""
+    """Whether a request's ``_meta`` may name a log level (any value): as correlation read
+    it (``Attempt.log_level``; the engine calls this rule on a modern client's request
+    only then, ``facts_needed``), the careful decode telling when it could not read it."""
     attempts = ctx.flow.attempts
     attempt = attempts[-1] if attempts and attempts[-1].request is ctx.entry else ctx.attempt
     return attempt is not None and attempt.log_level is not UNSET

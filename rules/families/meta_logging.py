@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from mcpeek.inspector.analysis import Attempt, Entry, Flow
-from mcpeek.inspector.analysis.peek import UNSET
+from mcpeek.inspector.analysis.flow import UNREAD
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._server import MCP, shorten
@@ -37,8 +37,8 @@ def _owner(flow: Flow, entry: Entry) -> Attempt:
 
 def _asked(attempt: Attempt) -> bool:
     """Whether the request of ``attempt`` set a (non-null) log level, as correlation read
-    its ``_meta`` (``Attempt.log_level``)."""
-    return attempt.log_level is not UNSET and attempt.log_level is not None
+    its ``_meta`` (``Attempt.log_level``); one it could not read may have (no finding)."""
+    return attempt.log_level is True or attempt.log_level is UNREAD
 
 
 class LogWithoutLevel(Rule):

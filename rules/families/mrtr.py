@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Attempt
-from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.inspector.analysis.peek import id_key, may_hold
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._server import (
     describe,
-    may_hold,
     request_capabilities,
     server_response,
     shorten,

@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
 from mcpeek.rules.families._messages import as_list, id_text, request_params, shown
-from mcpeek.rules.families._server import may_hold, unread
+from mcpeek.rules.families._server import unread
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.

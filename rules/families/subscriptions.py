@@ -14,10 +14,11 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Conversation, Flow
+from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._listens import CANCELLED, LISTEN, ListenIds
-from mcpeek.rules.families._server import may_hold, unread
+from mcpeek.rules.families._server import unread
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
 SUBSCRIPTIONS = f"{MODERN_SPEC}/basic/patterns/subscriptions"

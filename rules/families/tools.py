@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Conversation
+from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, MAX_KEYS, Lru, PerConversation
@@ -28,7 +29,7 @@ from mcpeek.rules.families._messages import (
     shown,
     summarized,
 )
-from mcpeek.rules.families._server import may_hold, request_cursor
+from mcpeek.rules.families._server import request_cursor
 from mcpeek.rules.families._toolschema import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,

@@ -130,6 +130,7 @@ def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_
 
     class Noted(Rule):  # not registered: no id
         kinds = frozenset({"request"})
+
         @classmethod
         def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
             if direction == "c2s":

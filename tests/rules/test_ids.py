@@ -170,6 +170,35 @@ def test_a_reused_id_waiting_behind_a_newer_request_is_still_in_flight() -> None
     assert [v.msgs for v in found_] == [[first.seq, second.seq], [first.seq, third.seq]]
 
 
+def test_two_overdue_requests_with_one_id_then_one_late_answer() -> None:
+    # The late answer goes to one of them; the other has still had none.
+    b = RecordBuilder(modern=True)
+    first = b.request("tools/call", {"name": "a"}, id=1)
+    second = b.request("tools/call", {"name": "b"}, id=1)
+    b.wait(100)
+    b.request("ping", id=50)
+    b.result(50, {})
+    b.wait(1)
+    b.result(1, {"content": []})
+    again = b.request("ping", id=1)
+    found_ = [v for v in lint_records(b.records) if v.rule == "id.reused"]
+    assert [v.msgs for v in found_] == [[first.seq, second.seq], [second.seq, again.seq]]
+
+
+def test_an_mrtr_retry_is_in_flight_though_its_first_attempt_was_cancelled() -> None:
+    # mrtr: the retry and the original are independent requests; basic: "The request
+    # ID MUST NOT match the ID of any other request the sender has issued and not yet
+    # received a response for." Cancelling id 1 leaves the retry (id 2) in flight.
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "t"}, id=1)
+    b.input_required(1, state="s1")
+    retry = b.request("tools/call", {"name": "t", "requestState": "s1", "inputResponses": {}}, id=2)
+    b.notify("notifications/cancelled", {"requestId": 1}, dir="c2s")
+    again = b.request("ping", id=2)
+    (v,) = found(b.records, "id.reused")
+    assert v.msgs == [retry.seq, again.seq]
+
+
 def test_used_ids_stay_compact() -> None:
     used = UsedIds()
     for n in range(100_000):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mcpeek.inspector.testing.records import RecordBuilder
+import json
+
+from mcpeek.inspector.testing.records import RecordBuilder, modern_meta
 from tests.rules.test_meta import LEVEL, found
 from tests.rules.test_results import answer, discovered
 
@@ -79,3 +81,29 @@ def test_logs_on_http_streams_belong_to_their_own_request() -> None:
         b.http(ch, "end", reason="complete")
     [v] = found(b.records, "meta.log-without-level")
     assert v.msgs == [quiet, log]
+
+
+def test_a_request_whose_meta_the_peek_cannot_read_is_judged_by_its_careful_decode() -> None:
+    # A duplicate _meta (the last one wins, as in most JSON parsers) names a level: no
+    # log-without-level finding, and deprecated.feature still sees the level asked for.
+    b = discovered()
+    meta = json.dumps(modern_meta(**{LEVEL: "info"}))
+    head = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":"x",'
+    b.raw(head + '"_meta":' + meta + "}}")
+    request = b.last.seq
+    b.notify("notifications/message", {"level": "info", "data": "x"})
+    answer(b, 1, {"content": []})
+    assert found(b.records, "meta.log-without-level") == []
+    asked = [v for v in found(b.records, "deprecated.feature") if "logLevel" in v.message]
+    assert [v.msgs for v in asked] == [[request]]
+
+
+def test_a_log_after_a_probe_that_set_no_level_is_reported() -> None:
+    # (the rule now knows the level of requests sent before the era was known)
+    b = RecordBuilder(modern=True)
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"server/discover"}')
+    answer(b, 1, {"supportedVersions": ["2026-07-28"], "capabilities": {"logging": {}}})
+    b.notify("notifications/message", {"level": "info", "data": "hi"})
+    log = b.last.seq
+    [v] = found(b.records, "meta.log-without-level")
+    assert v.msgs == [log] and "no request in flight" in v.message

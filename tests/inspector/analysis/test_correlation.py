@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcpeek.inspector.analysis import Analyzer, analyze
-from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.analysis.flow import UNREAD, Flow
 from mcpeek.inspector.analysis.peek import UNSET
 from mcpeek.inspector.testing.records import RecordBuilder
 
@@ -82,15 +82,20 @@ def test_a_request_notes_an_earlier_one_with_its_id_still_in_flight() -> None:
     ]
 
 
-def test_a_request_keeps_the_log_level_its_meta_names() -> None:
+def test_a_request_notes_whether_its_meta_names_a_log_level() -> None:
     b = RecordBuilder(modern=True)
     level = "io.modelcontextprotocol/logLevel"
     b.request("tools/call", {"name": "a"}, id=1, meta={level: "debug"})
     b.request("tools/call", {"name": "a"}, id=2, meta={level: None})
     b.request("tools/call", {"name": "a"}, id=3)
-    b.request("tools/call", {"name": "a", "_meta": 5}, id=4)  # not an object: unread
+    b.raw('{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":5}}')  # not an object
+    # a duplicate _meta: the peek cannot read it, a careful decode (the last one wins) can
+    b.raw(
+        '{"jsonrpc":"2.0","id":5,"method":"ping","params":{"_meta":"x",'
+        '"_meta":{"io.modelcontextprotocol/logLevel":"info"}}}'
+    )
     levels = [f.attempts[0].log_level for f in flows_of(b)]
-    assert levels == ["debug", None, UNSET, UNSET]
+    assert levels == [True, None, UNSET, UNSET, UNREAD]
 
 
 def test_unanswered_at_end_and_listen_closed() -> None:
