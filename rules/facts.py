@@ -20,7 +20,8 @@ The facts, by bit:
     a request: an earlier request of its sender with its id is still in flight
     (``Attempt.id_in_flight``);
 ``log_level`` (8)
-    a request: its ``_meta`` names a log level, of any value (``Attempt.log_level``);
+    a request: its ``_meta`` names a log level, of any value, or may (odd params
+    correlation could not read: ``Attempt.log_level``);
 ``progress`` (16)
     an attempt of the flow carried a progress token;
 ``answered`` (32)

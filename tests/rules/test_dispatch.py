@@ -182,3 +182,16 @@ def test_a_rule_that_needs_facts_of_the_flows_attempts_is_called_where_they_show
     analyzer.feed_all(b.records)
     analyzer.finish()
     assert calls == [asked, late]
+
+
+def test_every_rule_needs_only_facts_the_engine_knows() -> None:
+    # (an unknown name would raise while a dispatch row is built, in the middle of lint)
+    from mcpeek.rules import catalog
+    from mcpeek.rules.facts import FACTS
+
+    kinds = ("request", "notification", "result", "error")
+    for cls in catalog().values():
+        for kind in kinds:
+            for era in ("modern", "legacy", None):
+                for direction in ("c2s", "s2c"):
+                    assert cls.facts_needed(kind, era, direction) <= set(FACTS), cls.id
