@@ -98,7 +98,7 @@ class Rule:
     kind_methods: ClassVar[Mapping[str, frozenset[str]]] = {}
     #: What ``on_message`` needs of every message's flow to have anything to do, beyond
     #: its kind and method (:mod:`mcpeek.rules.facts`: ``retry``, ``listen``…); by kind,
-    #: era and direction: :meth:`facts_needed`. The engine tests them once per message.
+    #: method, era and direction: :meth:`facts_needed`. The engine tests them once per message.
     flow_needs: ClassVar[frozenset[str]] = frozenset()
     #: Which flows ``on_flow_end`` wants: their final statuses and their methods
     #: (``None``: all). Most flows end answered, so a rule about the cancelled or
@@ -129,10 +129,12 @@ class Rule:
         return False
 
     @classmethod
-    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
-        """What ``on_message`` needs of a message of this kind, era and direction to have
-        anything to do (:mod:`mcpeek.rules.facts`): on others it is not called. Default:
-        ``flow_needs``, whatever the message."""
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        """What ``on_message`` needs of a message of this kind, method (a response's: its
+        request's), era and direction to have anything to do (:mod:`mcpeek.rules.facts`):
+        on others it is not called. Default: ``flow_needs``, whatever the message."""
         return cls.flow_needs
 
     def share(self, shared: dict[type, Any]) -> None:

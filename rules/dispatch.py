@@ -191,7 +191,7 @@ class Dispatch:
             and r.directions.get(kind, direction) == direction
             and (kind not in r.kind_methods or method in r.kind_methods[kind])
         ]
-        needs = {r: facts.mask(r.facts_needed(kind, era, direction)) for r in every}
+        needs = {r: facts.mask(r.facts_needed(kind, method, era, direction)) for r in every}
         asked = 0
         for bits in needs.values():
             asked |= bits

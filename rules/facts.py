@@ -1,7 +1,7 @@
 """What the engine knows of a message before it calls a rule: the facts a rule may need.
 
 A rule says which facts of a message it needs to have anything to do
-(:meth:`~mcpeek.rules.base.Rule.facts_needed`, by kind, era and direction). The
+(:meth:`~mcpeek.rules.base.Rule.facts_needed`, by kind, method, era and direction). The
 dispatch row of such messages then has a variant per combination of the facts,
 each without the rules whose needs the message lacks, and the engine picks one
 by the bits below, tested once per message for all the rules. Most are what
@@ -25,17 +25,34 @@ The facts, by bit:
 ``progress`` (16)
     an attempt of the flow carried a progress token;
 ``answered`` (32)
-    an attempt of the flow has its response.
+    an attempt of the flow has its response;
+``probe_rejected`` (64)
+    the server answered a ``server/discover`` probe of this conversation with an error
+    whose code is not a modern one (``Declared.probe_rejected``);
+``names_uri`` (128)
+    the message's text may hold a ``"uri"`` member (a resource link, an embedded
+    resource): ``False`` is certain, as ``may_hold`` tells.
 """
 
 from __future__ import annotations
 
 from mcpeek.inspector.analysis import Conversation, Entry, Flow
-from mcpeek.inspector.analysis.peek import UNSET
+from mcpeek.inspector.analysis.peek import UNSET, may_hold
 from mcpeek.rules.gate import LISTEN as LISTEN_METHOD
 
-FACTS = ("retry", "listen", "id_in_flight", "log_level", "progress", "answered")
-RETRY, LISTEN, ID_IN_FLIGHT, LOG_LEVEL, PROGRESS, ANSWERED = (1 << n for n in range(len(FACTS)))
+FACTS = (
+    "retry",
+    "listen",
+    "id_in_flight",
+    "log_level",
+    "progress",
+    "answered",
+    "probe_rejected",
+    "names_uri",
+)
+RETRY, LISTEN, ID_IN_FLIGHT, LOG_LEVEL, PROGRESS, ANSWERED, PROBE_REJECTED, NAMES_URI = (
+    1 << n for n in range(len(FACTS))
+)
 #: the facts of a request's own attempt, and those read from every attempt of the flow
 OF_REQUEST = ID_IN_FLIGHT | LOG_LEVEL
 OF_ATTEMPTS = PROGRESS | ANSWERED
@@ -69,4 +86,8 @@ def shown(asked: int, entry: Entry, flow: Flow, conversation: Conversation) -> i
                 bits |= PROGRESS
             if attempt.response is not None:
                 bits |= ANSWERED
+    if asked & PROBE_REJECTED and conversation.declared.probe_rejected is not None:
+        bits |= PROBE_REJECTED
+    if asked & NAMES_URI and may_hold(entry.record, '"uri"'):
+        bits |= NAMES_URI
     return bits

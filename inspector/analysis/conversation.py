@@ -25,17 +25,16 @@ from collections.abc import Callable
 
 from mcpeek.inspector.analysis.channels import ChannelEndings
 from mcpeek.inspector.analysis.era import Declared
-from mcpeek.inspector.analysis.flow import UNREAD, Attempt, Entry, Flow
+from mcpeek.inspector.analysis.flow import Attempt, Entry, Flow
 from mcpeek.inspector.analysis.logs import TaskOwners, log_owner
 from mcpeek.inspector.analysis.origin import exchange_request
 from mcpeek.inspector.analysis.peek import (
-    EMPTY_PARAMS,
     UNSET,
     ParamsPeek,
     PeekEnvelope,
     ResultPeek,
     id_key,
-    may_hold,
+    log_level_of,
 )
 from mcpeek.inspector.analysis.pending import Pending
 from mcpeek.inspector.analysis.retry import overdue_retries, retry_target
@@ -122,14 +121,11 @@ class Conversation(ChannelEndings):
         if meta is not None:
             if meta.client_capabilities is not UNSET:
                 flow.client_capabilities = meta.client_capabilities
-            if meta.log_level is not UNSET:  # (kept as a flag: the value may be any JSON)
-                attempt.log_level = None if meta.log_level is None else True
             if meta.progress_token is not UNSET:
                 # Each side's requests have their own tokens: key by the requester.
                 attempt.progress_token = (sender, id_key(meta.progress_token))
                 self.progress[self.pending.progress_key(attempt.progress_token, entry.ch)] = flow
-        elif params is EMPTY_PARAMS and may_hold(entry.record, "logLevel"):
-            attempt.log_level = UNREAD  # (odd params: a duplicate _meta, not an object…)
+        attempt.log_level = log_level_of(params, entry.record)
         key = self.pending.key(sender, entry.id, entry.ch)
         attempt.id_in_flight = self.pending.still_in_flight(key)
         dropped = self.pending.add(key, (flow, attempt))
@@ -196,6 +192,12 @@ class Conversation(ChannelEndings):
         return flow
 
     def _response(self, entry: Entry, parts: PeekEnvelope) -> Flow:
+        flow = self._answer(entry, parts)
+        if entry.kind == "error" and flow.method == "server/discover" and entry.dir == "s2c":
+            self.declared.on_probe_error(entry.seq, parts.error_peek)
+        return flow
+
+    def _answer(self, entry: Entry, parts: PeekEnvelope) -> Flow:
         key = self.pending.key(OTHER_SIDE.get(entry.dir, ""), entry.id, entry.ch)
         if (entry.id is None or entry.id is UNSET) and self.transport == "http":
             key = exchange_request(self.in_flight, entry) or key

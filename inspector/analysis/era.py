@@ -44,6 +44,7 @@ class Declared:
         "client_info",
         "era",
         "instructions",
+        "probe_rejected",
         "protocol_version",
         "requested_version",
         "server_capabilities",
@@ -66,6 +67,9 @@ class Declared:
         self.tools: dict[str, Any] = {}
         self.changes: list[tuple[int, str, str | None]] = []  # (seq, era, version)
         self.server_modern: int | None = None  # seq of the server's first modern sign
+        #: seq of the first error answering a server/discover probe with a code that is
+        #: not a modern one (a legacy server's "method not found"…)
+        self.probe_rejected: int | None = None
 
     def set_era(self, seq: int, era: str, version: str | None) -> None:
         if era != self.era or version != self.protocol_version:
@@ -157,6 +161,12 @@ class Declared:
             self.server_modern = seq
         if method == "server/discover" and modern_code and self.era != "legacy":
             self.set_era(seq, "modern", self.protocol_version or MODERN_VERSION)
+
+    def on_probe_error(self, seq: int, error: ErrorPeek) -> None:
+        """An error answering ``server/discover``, first or not (a duplicate, a late one)."""
+        modern_code = type(error.code) is int and error.code in MODERN_ERROR_CODES
+        if not modern_code and self.probe_rejected is None:
+            self.probe_rejected = seq
 
     def _server_side(self, capabilities: Any, info: Any, instructions: Any) -> None:
         if capabilities is not UNSET:

@@ -37,10 +37,6 @@ from mcpeek.inspector.records import Msg, wire_bytes
 NOTIFICATION_WINDOW = 16
 
 
-#: ``Attempt.log_level`` of a request whose params correlation could not peek.
-UNREAD: Any = type("Unread", (), {"__repr__": lambda self: "UNREAD"})()
-
-
 class Entry(msgspec.Struct, gc=False):
     seq: int
     t: float
@@ -70,9 +66,8 @@ class Attempt(msgspec.Struct, gc=False):
     issued_state: Any = msgspec.UNSET  # the requestState an input_required result issued
     input_request_keys: tuple[str, ...] = ()
     progress_token: Any = msgspec.UNSET
-    #: whether the request's ``_meta`` names a logLevel (2026-07-28), as correlation read it:
-    #: UNSET (no), None (null), True (a level), or UNREAD (params it could not peek, in a
-    #: text that may name one: only a careful decode of the request can tell)
+    #: whether the request's ``_meta`` names a logLevel (2026-07-28), as correlation read
+    #: it (:func:`~mcpeek.inspector.analysis.peek.log_level_of`)
     log_level: Any = msgspec.UNSET
     #: (method, seq) of an earlier request of the same sender, with the same id, still
     #: in flight when this one was sent (answered by nothing, not cancelled)

@@ -18,8 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcpeek.inspector.analysis.flow import UNREAD, Attempt, Flow
-from mcpeek.inspector.analysis.peek import UNSET, ParamsPeek
+from mcpeek.inspector.analysis.flow import Attempt, Flow
+from mcpeek.inspector.analysis.peek import UNREAD, UNSET, ParamsPeek
 
 #: How many task ids are remembered per conversation (oldest forgotten first).
 TASK_LIMIT = 4096

@@ -123,6 +123,24 @@ def may_hold(record: Msg, word: str) -> bool:
 
 
 EMPTY_PARAMS = ParamsPeek()
+#: ``log_level_of`` a request whose params could not be peeked, in a text that may name
+#: a level: only a careful decode of the request can tell.
+UNREAD: Any = type("Unread", (), {"__repr__": lambda self: "UNREAD"})()
+
+
+def log_level_of(params: ParamsPeek, record: Msg) -> Any:
+    """Whether a request's ``_meta`` names a logLevel, as correlation read it: ``UNSET``
+    (no), ``None`` (null), ``True`` (a level: a flag, as the value may be any JSON) or
+    :data:`UNREAD` (odd params: a duplicate ``_meta``, not an object…)."""
+    meta = params.meta
+    if meta is not None:
+        level = meta.log_level
+        return level if level is UNSET or level is None else True
+    if params is EMPTY_PARAMS and may_hold(record, "logLevel"):
+        return UNREAD
+    return UNSET
+
+
 EMPTY_RESULT = ResultPeek()
 EMPTY_ERROR = ErrorPeek()
 

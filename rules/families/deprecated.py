@@ -49,7 +49,9 @@ class DeprecatedFeature(Rule):
         self._seen: dict[str, set[str]] = {}
 
     @classmethod
-    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
         # (a modern client's request matters for its log level only)
         modern_request = kind == "request" and era == "modern" and direction == "c2s"
         return ASKS_FOR_LOGS if modern_request else frozenset()

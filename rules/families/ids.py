@@ -179,7 +179,9 @@ class IdReused(Rule):
     kinds = frozenset({"request"})
 
     @classmethod
-    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
         return IN_FLIGHT if era == "modern" else frozenset()  # (legacy: every id is kept)
 
     def __init__(self) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from mcpeek.inspector.analysis import Attempt, Entry, Flow
-from mcpeek.inspector.analysis.flow import UNREAD
+from mcpeek.inspector.analysis.peek import UNREAD
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._server import MCP, shorten

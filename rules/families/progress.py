@@ -193,7 +193,9 @@ class ProgressAfterResponse(Rule):
     }
 
     @classmethod
-    def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
         # (the tests that open on_message: a result of a flow that asked for progress, a
         # progress notification of a flow with an answer)
         return PROGRESS_ASKED if kind == "result" else ANSWERED

@@ -191,6 +191,9 @@ class _ProbeState:
         self.rejected = False  # a server/discover probe rejected with a non-modern error
 
 
+PROBE_REJECTED = frozenset({"probe_rejected"})
+
+
 class VersionRemovedMethod(Rule):
     """Gated by hand: ``initialize`` makes the conversation legacy before any rule
     sees it, so the rule itself decides when the modern era holds."""
@@ -207,6 +210,16 @@ class VersionRemovedMethod(Rule):
 
     def __init__(self) -> None:
         self._state: dict[str, _ProbeState] = {}
+
+    @classmethod
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        # A response matters only to learn from a server/discover answer, or, once a
+        # probe was rejected, as the evidence that the server is modern after all.
+        if kind in ("result", "error") and method != "server/discover":
+            return PROBE_REJECTED
+        return frozenset()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if not ctx.is_response and ctx.entry.method not in JUDGED_METHODS:

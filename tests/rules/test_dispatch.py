@@ -132,7 +132,9 @@ def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_
         kinds = frozenset({"request"})
 
         @classmethod
-        def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        def facts_needed(
+            cls, kind: str, method: str | None, era: str | None, direction: str
+        ) -> frozenset[str]:
             if direction == "c2s":
                 return frozenset({"id_in_flight", "log_level"})
             return frozenset()
@@ -162,7 +164,9 @@ def test_a_rule_that_needs_facts_of_the_flows_attempts_is_called_where_they_show
         kinds = frozenset({"notification", "result"})
 
         @classmethod
-        def facts_needed(cls, kind: str, era: str | None, direction: str) -> frozenset[str]:
+        def facts_needed(
+            cls, kind: str, method: str | None, era: str | None, direction: str
+        ) -> frozenset[str]:
             return frozenset({"progress"} if kind == "result" else {"answered"})
 
         def on_message(self, ctx: MessageContext) -> Findings:
@@ -194,4 +198,53 @@ def test_every_rule_needs_only_facts_the_engine_knows() -> None:
         for kind in kinds:
             for era in ("modern", "legacy", None):
                 for direction in ("c2s", "s2c"):
-                    assert cls.facts_needed(kind, era, direction) <= set(FACTS), cls.id
+                    assert cls.facts_needed(kind, None, era, direction) <= set(FACTS), cls.id
+
+
+def test_rules_that_need_a_rejected_probe_or_a_uri_are_called_where_they_show() -> None:
+    calls: list[tuple[str, int]] = []
+
+    class Linked(Rule):  # not registered: no id
+        kinds = frozenset({"result"})
+        methods = frozenset({"tools/call"})
+
+        @classmethod
+        def facts_needed(
+            cls, kind: str, method: str | None, era: str | None, direction: str
+        ) -> frozenset[str]:
+            return frozenset({"names_uri"}) if method == "tools/call" else frozenset()
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(("uri", ctx.seq))
+            return None
+
+    class Probed(Rule):  # not registered: no id
+        kinds = frozenset({"result", "error"})
+
+        @classmethod
+        def facts_needed(
+            cls, kind: str, method: str | None, era: str | None, direction: str
+        ) -> frozenset[str]:
+            return frozenset() if method == "server/discover" else frozenset({"probe_rejected"})
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(("probe", ctx.seq))
+            return None
+
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.result(1, {"content": [{"type": "text", "text": "plain"}]})
+    b.request("tools/call", {"name": "a"}, id=2)
+    linked = {"type": "resource_link", "uri": "file:///a", "name": "a"}
+    b.result(2, {"content": [linked]})
+    link = b.last.seq
+    b.request("server/discover", id=3)
+    b.error(3, -32601, "Method not found")
+    probe = b.last.seq
+    b.request("tools/list", id=4)
+    b.result(4, {"tools": []})
+    after = b.last.seq
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Linked, Probed])])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [("uri", link), ("probe", probe), ("probe", after)]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mcpeek.inspector.analysis import Analyzer, analyze
-from mcpeek.inspector.analysis.flow import UNREAD, Flow
-from mcpeek.inspector.analysis.peek import UNSET
+from mcpeek.inspector.analysis.flow import Flow
+from mcpeek.inspector.analysis.peek import UNREAD, UNSET
 from mcpeek.inspector.testing.records import RecordBuilder
 
 
