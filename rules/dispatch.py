@@ -78,7 +78,7 @@ class MessageRules:
         followers: tuple[Follower, ...] = (),
         envelope: Check | None = None,
         enveloped: list[MessageHook] | None = None,
-        variants: tuple[MessageRules, ...] | None = None,
+        variants: dict[int, MessageRules] | None = None,
     ) -> None:
         self.every = every
         self.ungated = ungated
@@ -198,12 +198,11 @@ class Dispatch:
         if asked:
             # A row per combination of the facts asked, each without the rules whose needs
             # the message lacks: calls fewer on most messages, for one test of the facts.
-            rows = {
+            variants = {
                 shown: self._row(key, [r for r in every if needs[r] & shown == needs[r]])
                 for shown in range(1 << len(facts.FACTS))
-                if shown & asked == shown
+                if shown & asked == shown  # (the engine tests only the facts asked)
             }
-            variants = tuple(rows[shown & asked] for shown in range(1 << len(facts.FACTS)))
             found = self.message[key] = MessageRules([], [], None, variants=variants)
             found.asked = asked
             return found

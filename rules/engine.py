@@ -2,12 +2,11 @@
 
 :class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It instantiates
 each rule once, calls the hooks a rule overrides only on what it asked for (the tables of
-:mod:`mcpeek.rules.dispatch`, built once per combination), gates era rules on the
-conversation's era (or the one ``--spec`` forces), and hands every violation, as a
+:mod:`mcpeek.rules.dispatch`, by the facts of :mod:`mcpeek.rules.facts`), gates era rules on
+the conversation's era (or the one ``--spec`` forces), and hands every violation, as a
 :class:`~mcpeek.rules.reported.Reported`, to ``report`` (with ``shown=False``, without the
-excerpt, method and id of the message it blames: lint's JSON prints none). A rule that
-raises becomes an ``inspector.rule-crashed`` violation on that message; the other rules and
-the traffic go on.
+excerpt, method and id of the message it blames: lint's JSON prints none). A rule that raises
+becomes an ``inspector.rule-crashed`` violation on that message; the rest go on.
 
 The conformant fast path: a rule whose ``gated`` kinds include a message's kind is silent
 on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one typed decode of the whole
@@ -104,7 +103,8 @@ class RuleEngine(AnalysisListener):
         key = (entry.kind, method, era, transport, entry.dir, version)
         dispatch = self._index.message.get(key) or self._index.message_rules(key)
         if dispatch.variants is not None:  # a rule needs a fact of it (rules.facts)
-            dispatch = dispatch.variants[shown(dispatch.asked, entry, flow, conversation)]
+            facts = shown(dispatch.asked, entry, flow, conversation, self._requests)
+            dispatch = dispatch.variants[facts]
         if self._held.held:
             self._held.release(conversation, self.report)
         rules = dispatch.every

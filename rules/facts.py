@@ -31,13 +31,21 @@ The facts, by bit:
     whose code is not a modern one (``Declared.probe_rejected``);
 ``names_uri`` (128)
     the message's text may hold a ``"uri"`` member (a resource link, an embedded
-    resource): ``False`` is certain, as ``may_hold`` tells.
+    resource): ``False`` is certain, as ``may_hold`` tells;
+``server_capabilities`` (256)
+    the conversation knows the server's capabilities (``Declared.server_capabilities``);
+``input_schema``, ``output_schema`` (512, 1024)
+    the flow's tool is one the server listed (``Declared.tools``) with that schema;
+``request_unproven`` (2048)
+    a response whose request the conformance gate did not accept in the modern era
+    (the engine's :class:`~mcpeek.rules.context.RequestMemo`).
 """
 
 from __future__ import annotations
 
-from mcpeek.inspector.analysis import Conversation, Entry, Flow
+from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
 from mcpeek.inspector.analysis.peek import UNSET, may_hold
+from mcpeek.rules.context import RequestMemo
 from mcpeek.rules.gate import LISTEN as LISTEN_METHOD
 
 FACTS = (
@@ -49,13 +57,29 @@ FACTS = (
     "answered",
     "probe_rejected",
     "names_uri",
+    "server_capabilities",
+    "input_schema",
+    "output_schema",
+    "request_unproven",
 )
-RETRY, LISTEN, ID_IN_FLIGHT, LOG_LEVEL, PROGRESS, ANSWERED, PROBE_REJECTED, NAMES_URI = (
-    1 << n for n in range(len(FACTS))
-)
+(
+    RETRY,
+    LISTEN,
+    ID_IN_FLIGHT,
+    LOG_LEVEL,
+    PROGRESS,
+    ANSWERED,
+    PROBE_REJECTED,
+    NAMES_URI,
+    SERVER_CAPABILITIES,
+    INPUT_SCHEMA,
+    OUTPUT_SCHEMA,
+    REQUEST_UNPROVEN,
+) = (1 << n for n in range(len(FACTS)))
 #: the facts of a request's own attempt, and those read from every attempt of the flow
 OF_REQUEST = ID_IN_FLIGHT | LOG_LEVEL
 OF_ATTEMPTS = PROGRESS | ANSWERED
+OF_TOOL = INPUT_SCHEMA | OUTPUT_SCHEMA
 
 
 def mask(needs: frozenset[str]) -> int:
@@ -66,7 +90,9 @@ def mask(needs: frozenset[str]) -> int:
     return bits
 
 
-def shown(asked: int, entry: Entry, flow: Flow, conversation: Conversation) -> int:
+def shown(
+    asked: int, entry: Entry, flow: Flow, conversation: Conversation, requests: RequestMemo
+) -> int:
     """The bits of the facts in ``asked`` that this message shows (the others: 0)."""
     attempts = flow.attempts
     bits = 0
@@ -90,4 +116,24 @@ def shown(asked: int, entry: Entry, flow: Flow, conversation: Conversation) -> i
         bits |= PROBE_REJECTED
     if asked & NAMES_URI and may_hold(entry.record, '"uri"'):
         bits |= NAMES_URI
-    return bits
+    if asked & SERVER_CAPABILITIES and conversation.declared.server_capabilities is not None:
+        bits |= SERVER_CAPABILITIES
+    if asked & OF_TOOL and flow.name is not None:
+        tool = conversation.declared.tools.get(flow.name)
+        if isinstance(tool, dict):
+            if isinstance(tool.get("inputSchema"), dict):
+                bits |= INPUT_SCHEMA
+            if isinstance(tool.get("outputSchema"), dict):
+                bits |= OUTPUT_SCHEMA
+    if asked & REQUEST_UNPROVEN and _unproven(entry, attempts, requests):
+        bits |= REQUEST_UNPROVEN
+    return bits & asked  # (a group of facts is read at once: only those asked count)
+
+
+def _unproven(entry: Entry, attempts: list[Attempt], requests: RequestMemo) -> bool:
+    """Whether the request a response answers was not accepted by the gate as modern
+    (``MessageContext.request_conformant``; no such request: as not accepted)."""
+    for attempt in reversed(attempts):
+        if attempt.response is entry or entry in attempt.duplicates:
+            return requests.accepted_in(attempt.request.seq) != "modern"
+    return True

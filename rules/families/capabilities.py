@@ -23,6 +23,9 @@ from mcpeek.rules.families._wire import as_dict
 LIFECYCLE = f"{LEGACY_SPEC}/basic/lifecycle"
 
 
+SERVER_DECLARED = frozenset({"server_capabilities"})
+
+
 class CapabilityNotDeclared(Rule):
     id = "capability.not-declared"
     severity = "error"
@@ -48,6 +51,19 @@ class CapabilityNotDeclared(Rule):
 
     def __init__(self) -> None:
         self._declared_at: dict[str, int] = {}  # conversation → seq of the server's capabilities
+
+    @classmethod
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        # (what needs a server capability is judged only once the server declared some)
+        if (kind == "request" and direction == "c2s" and method in SERVER_CAPABILITY) or (
+            kind == "notification"
+            and direction == "s2c"
+            and method in SERVER_NOTIFICATION_CAPABILITY
+        ):
+            return SERVER_DECLARED
+        return frozenset()
 
     def on_message(self, ctx: MessageContext) -> Findings:
         method = ctx.method

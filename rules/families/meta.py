@@ -123,11 +123,20 @@ class ServerInfoMissing(ModernServerRule):
         )
 
 
+UNPROVEN = frozenset({"request_unproven"})
+
+
 class MalformedAccepted(ModernServerRule):
     id = "meta.malformed-accepted"
     severity = "error"
     summary = "a result to a request that lacked a required `_meta` field (MUST be -32602)"
     spec = f"{BASIC}#meta"
+
+    @classmethod
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        return UNPROVEN  # (the gate's model of a modern request requires both fields)
 
     def check(self, ctx: MessageContext) -> Finding | None:
         request = ctx.request

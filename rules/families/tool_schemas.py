@@ -33,6 +33,11 @@ from mcpeek.rules.families.tools import TOOLS
 __all__ = ["MAX_SCHEMA_DEPTH", "SchemaChecker", "risky_regex", "schema_shape_problem"]
 
 
+#: What each schema rule needs of a call (rules.facts): a listed tool with that schema.
+INPUT_SCHEMA = frozenset({"input_schema"})
+OUTPUT_SCHEMA = frozenset({"output_schema"})
+
+
 class ListedTools:
     """Where each tool was declared last, per conversation (tool name → seq of its
     ``tools/list``): one table for both schema rules (:meth:`Rule.share`), filled once
@@ -113,6 +118,12 @@ class ToolsOutputSchema(_SchemaRule):
     methods = frozenset({"tools/list", "tools/call"})
     directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
+    @classmethod
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        return OUTPUT_SCHEMA if method == "tools/call" else frozenset()  # (see _schema)
+
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
             return None
@@ -173,6 +184,12 @@ class ToolsInputSchema(_SchemaRule):
         "request": frozenset({"tools/call"}),
         "result": frozenset({"tools/list"}),
     }
+
+    @classmethod
+    def facts_needed(
+        cls, kind: str, method: str | None, era: str | None, direction: str
+    ) -> frozenset[str]:
+        return INPUT_SCHEMA if kind == "request" else frozenset()  # (see _schema)
 
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.kind == "result":

@@ -248,3 +248,48 @@ def test_rules_that_need_a_rejected_probe_or_a_uri_are_called_where_they_show() 
     analyzer.feed_all(b.records)
     analyzer.finish()
     assert calls == [("uri", link), ("probe", probe), ("probe", after)]
+
+
+def test_rules_that_need_declared_capabilities_tools_or_an_unproven_request() -> None:
+    calls: list[tuple[str, int]] = []
+
+    def counting(name: str, needed: str, kinds: frozenset[str]) -> type[Rule]:
+        class Counting(Rule):  # not registered: no id
+            @classmethod
+            def facts_needed(
+                cls, kind: str, method: str | None, era: str | None, direction: str
+            ) -> frozenset[str]:
+                return frozenset({needed})
+
+            def on_message(self, ctx: MessageContext) -> Findings:
+                calls.append((name, ctx.seq))
+                return None
+
+        Counting.kinds = kinds
+        Counting.methods = frozenset({"tools/call"})
+        return Counting
+
+    requests = frozenset({"request"})
+    results = frozenset({"result"})
+    rules = [
+        counting("caps", "server_capabilities", requests),
+        counting("input", "input_schema", requests),
+        counting("output", "output_schema", results),
+        counting("unproven", "request_unproven", results),
+    ]
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "t"}, id=1)  # nothing declared yet
+    b.raw('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}')  # answers a proven request
+    b.request("server/discover", id=2)
+    b.result(2, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}})
+    b.request("tools/list", id=3)
+    schema = {"type": "object"}
+    b.result(3, {"tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]})
+    b.raw('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t"}}')  # no _meta
+    call = b.last.seq
+    b.result(4, {"content": [], "structuredContent": {}})
+    answer = b.last.seq
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=rules)])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [("caps", call), ("input", call), ("output", answer), ("unproven", answer)]
