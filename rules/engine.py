@@ -1,21 +1,19 @@
 """The rule engine: every registered rule, run over the Analyzer's events.
 
-:class:`RuleEngine` is an :class:`~mcpeek.inspector.analysis.AnalysisListener`. It instantiates
-each rule once, calls the hooks a rule overrides only on what it asked for (the tables of
-:mod:`mcpeek.rules.dispatch`, by the facts of :mod:`mcpeek.rules.facts`), gates era rules on
-the conversation's era (or the one ``--spec`` forces), and hands every violation, as a
-:class:`~mcpeek.rules.reported.Reported`, to ``report`` (with ``shown=False``, without the
-excerpt, method and id of the message it blames: lint's JSON prints none). A rule that raises
-becomes an ``inspector.rule-crashed`` violation on that message; the rest go on.
+:class:`RuleEngine` (an :class:`~mcpeek.inspector.analysis.AnalysisListener`) instantiates each
+rule once, calls the hooks a rule overrides only on what it asked for (:mod:`~mcpeek.rules.dispatch`
+by the facts of :mod:`~mcpeek.rules.facts`), gates era rules on the conversation's era (or
+``--spec``'s), and hands every violation, a :class:`~mcpeek.rules.reported.Reported`, to
+``report`` (``shown=False``: without the blamed message's excerpt, method and id, which
+lint's JSON prints not). A rule that raises is an ``inspector.rule-crashed`` violation.
 
 The conformant fast path: a rule whose ``gated`` kinds include a message's kind is silent
 on every message the :class:`~mcpeek.rules.gate.Gate` accepts (one typed decode of the whole
-message), so on those it is not called at all. Most traffic is conformant, and the pure
-per-message rules (schema, envelope, ``_meta``…) are most of the cost. A
-:class:`~mcpeek.rules.verify.VerifiedRuleEngine`, built explicitly, runs a second engine
-without the gate beside this one and reports any hook whose findings differ as
-``inspector.gate-unsound``: :func:`mcpeek.rules.testing.lint_records` builds one, so every
-rule test doubles as a test of the gate.
+message), so on those it is not called at all; a message left with no rule to call costs
+no :class:`~mcpeek.rules.context.MessageContext` either. A
+:class:`~mcpeek.rules.verify.VerifiedRuleEngine` runs a twin without the gate beside this
+one and reports any hook whose findings differ as ``inspector.gate-unsound``: every rule
+test (:func:`mcpeek.rules.testing.lint_records`) doubles as a test of the gate.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ from mcpeek.inspector.jsonrpc import MessageDecoder
 from mcpeek.inspector.records import Act, Msg, Record
 from mcpeek.rules.acted import ActedMessages
 from mcpeek.rules.base import Finding, Follower, LateFinding, Rule, catalog, listed_era
-from mcpeek.rules.context import PARAMS_BIT, MessageContext, RequestMemo, is_batch
+from mcpeek.rules.context import PARAMS_BIT, RESPONSE_KINDS, MessageContext, RequestMemo, is_batch
 from mcpeek.rules.dispatch import ANY_ERA, Dispatch, overrides
 from mcpeek.rules.facts import shown
 from mcpeek.rules.gate import Gate, plain_answer
@@ -114,22 +112,21 @@ class RuleEngine(AnalysisListener):
         if resting is not None:
             rules = resting.every  # (every rule that may be idle is: those are not called)
         self._current_flow = flow
-        ctx = MessageContext(entry, flow, conversation, self._decoder, era, version, self._requests)
+        ctx: MessageContext | None = None  # (built for rules to call: most messages have none)
         keeping: tuple[Follower, ...] = ()  # followers keeping it for later (so do their readers)
+        context = (entry, flow, conversation, self._decoder, era, version, self._requests)
         if transport != "stdio":
+            ctx = MessageContext(*context)
             try:  # (the rules' shared state: its bug is theirs, reported, never raised)
                 for follower in dispatch.followers:
                     if follower.on_message(ctx):
                         keeping = (*keeping, follower)
             except Exception as exc:
                 self._crashed(type(follower).__name__, exc, conversation, entry.seq)
-        gate = dispatch.gate
-        if (
-            gate is not None
-            and gate(entry.record.raw)
-            and (not ctx.is_response or plain_answer(flow))
-        ):
-            ctx.conformant = True
+        responds = entry.kind in RESPONSE_KINDS
+        gate, conformant = dispatch.gate, False
+        if gate is not None and gate(entry.record.raw) and (not responds or plain_answer(flow)):
+            conformant = True
             self.gate_accepted += 1
             if entry.kind == "request" and era is not None:  # (always: the gate needs it)
                 self._requests.accepted(entry.seq, era)
@@ -137,23 +134,26 @@ class RuleEngine(AnalysisListener):
         elif (
             dispatch.envelope is not None
             and dispatch.envelope(entry.record.raw)
-            and (not ctx.is_response or plain_answer(flow))
+            and (not responds or plain_answer(flow))
         ):  # turned away, but its envelope is sound: the envelope's rules have nothing to say
             rules = dispatch.enveloped if resting is None else resting.enveloped  # type: ignore[assignment]
         if keeping:
             rules = dispatch.without_readers(rules, keeping)
-        # The hot path (every message, dozens of rules): no per-rule helper call.
-        for rule, hook in rules:
-            try:
-                findings = hook(ctx)
-                if findings:
-                    entries = [entry]
-                    for finding in findings:
-                        self._emit(rule, finding, conversation, entries)
-            except Exception as exc:  # a rule bug must not stop the others, nor the traffic
-                self._crashed(rule.id, exc, conversation, entry.seq)
-        if entry.kind == "request" and ctx.computed & PARAMS_BIT:  # a rule decoded them
-            self._requests.note(ctx)
+        if rules:
+            if ctx is None:
+                ctx = MessageContext(*context)
+            ctx.conformant = conformant
+            for rule, hook in rules:  # (the hot path: no per-rule helper call)
+                try:
+                    findings = hook(ctx)
+                    if findings:
+                        entries = [entry]
+                        for finding in findings:
+                            self._emit(rule, finding, conversation, entries)
+                except Exception as exc:  # a rule bug must not stop the others, nor the traffic
+                    self._crashed(rule.id, exc, conversation, entry.seq)
+            if entry.kind == "request" and ctx.computed & PARAMS_BIT:  # a rule decoded them
+                self._requests.note(ctx)
         if dispatch.wakes if resting is None else resting.wakes:
             self._rest()
 
