@@ -96,9 +96,8 @@ class MessageRules:
         self.envelope = envelope
         self.enveloped = enveloped
         #: when some rule needs a fact of the message (``Rule.facts_needed``): the rows to
-        #: use instead of this one, by the bits of :mod:`mcpeek.rules.facts` it shows
+        #: use instead, by the bits of those facts (``asked``, :mod:`~mcpeek.rules.facts`)
         self.variants = variants
-        #: the facts some rule of ``variants`` needs (:mod:`mcpeek.rules.facts`, bits)
         self.asked = 0
         #: by the ``id`` of one of the lists above and the followers that keep the
         #: message: that list without their readers
@@ -164,7 +163,7 @@ class Dispatch:
     def __init__(
         self, rules: list[Rule], *, gate: Gate | None, followers: tuple[Follower, ...] = ()
     ) -> None:
-        self._gate = gate
+        self._gate = gate  # (None: every rule on every message it may concern, facts or not)
         self._followers = followers
         self._message_rules = [r for r in rules if overrides(r, "on_message")]
         self._flow_rules = [r for r in rules if overrides(r, "on_flow_end")]
@@ -192,6 +191,8 @@ class Dispatch:
             and (kind not in r.kind_methods or method in r.kind_methods[kind])
         ]
         needs = {r: facts.mask(r.facts_needed(kind, method, era, direction)) for r in every}
+        if self._gate is None:  # (what the verifying twin compares with: facts unread too)
+            needs = dict.fromkeys(every, 0)
         asked = 0
         for bits in needs.values():
             asked |= bits

@@ -29,14 +29,11 @@ The facts, by bit:
 ``probe_rejected`` (64)
     the server answered a ``server/discover`` probe of this conversation with an error
     whose code is not a modern one (``Declared.probe_rejected``);
-``names_uri`` (128)
-    the message's text may hold a ``"uri"`` member (a resource link, an embedded
-    resource): ``False`` is certain, as ``may_hold`` tells;
-``server_capabilities`` (256)
+``server_capabilities`` (128)
     the conversation knows the server's capabilities (``Declared.server_capabilities``);
-``input_schema``, ``output_schema`` (512, 1024)
+``input_schema``, ``output_schema`` (256, 512)
     the flow's tool is one the server listed (``Declared.tools``) with that schema;
-``request_unproven`` (2048)
+``request_unproven`` (1024)
     a response whose request the conformance gate did not accept in the modern era
     (the engine's :class:`~mcpeek.rules.context.RequestMemo`).
 """
@@ -44,7 +41,7 @@ The facts, by bit:
 from __future__ import annotations
 
 from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
-from mcpeek.inspector.analysis.peek import UNSET, may_hold
+from mcpeek.inspector.analysis.peek import UNSET
 from mcpeek.rules.context import RequestMemo
 from mcpeek.rules.gate import LISTEN as LISTEN_METHOD
 
@@ -56,7 +53,6 @@ FACTS = (
     "progress",
     "answered",
     "probe_rejected",
-    "names_uri",
     "server_capabilities",
     "input_schema",
     "output_schema",
@@ -70,7 +66,6 @@ FACTS = (
     PROGRESS,
     ANSWERED,
     PROBE_REJECTED,
-    NAMES_URI,
     SERVER_CAPABILITIES,
     INPUT_SCHEMA,
     OUTPUT_SCHEMA,
@@ -114,8 +109,6 @@ def shown(
                 bits |= ANSWERED
     if asked & PROBE_REJECTED and conversation.declared.probe_rejected is not None:
         bits |= PROBE_REJECTED
-    if asked & NAMES_URI and may_hold(entry.record, '"uri"'):
-        bits |= NAMES_URI
     if asked & SERVER_CAPABILITIES and conversation.declared.server_capabilities is not None:
         bits |= SERVER_CAPABILITIES
     if asked & OF_TOOL and flow.name is not None:

@@ -28,7 +28,6 @@ from mcpeek.rules.families._server import unread
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.
 LINKING = frozenset({"tools/call", "prompts/get"})
-NAMES_URI = frozenset({"names_uri"})
 NOT_FOUND = (-32602, -32002)  # resource not found: 2026-07-28, and before it
 
 
@@ -100,19 +99,14 @@ class ResourcesEmptyNotFound(Rule):
     def __init__(self) -> None:
         self._known: PerConversation[_Known] = PerConversation(_Known)
 
-    @classmethod
-    def facts_needed(
-        cls, kind: str, method: str | None, era: str | None, direction: str
-    ) -> frozenset[str]:
-        # (the results that may link resources matter only for the links they hold)
-        return NAMES_URI if kind == "result" and method in LINKING else frozenset()
-
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
             return None
         method = ctx.method
         if ctx.kind == "error":
             return self._not_found(ctx) if method == "resources/read" else None
+        # (first, on every message it is called on: it keeps this conversation among those
+        # remembered, which a fact that skipped the results without links would change)
         known = self._known(ctx.conversation)
         if ctx.kind == "notification":
             params = ctx.params

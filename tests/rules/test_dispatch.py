@@ -201,22 +201,8 @@ def test_every_rule_needs_only_facts_the_engine_knows() -> None:
                     assert cls.facts_needed(kind, None, era, direction) <= set(FACTS), cls.id
 
 
-def test_rules_that_need_a_rejected_probe_or_a_uri_are_called_where_they_show() -> None:
-    calls: list[tuple[str, int]] = []
-
-    class Linked(Rule):  # not registered: no id
-        kinds = frozenset({"result"})
-        methods = frozenset({"tools/call"})
-
-        @classmethod
-        def facts_needed(
-            cls, kind: str, method: str | None, era: str | None, direction: str
-        ) -> frozenset[str]:
-            return frozenset({"names_uri"}) if method == "tools/call" else frozenset()
-
-        def on_message(self, ctx: MessageContext) -> Findings:
-            calls.append(("uri", ctx.seq))
-            return None
+def test_a_rule_that_needs_a_rejected_probe_is_called_once_there_is_one() -> None:
+    calls: list[int] = []
 
     class Probed(Rule):  # not registered: no id
         kinds = frozenset({"result", "error"})
@@ -228,26 +214,48 @@ def test_rules_that_need_a_rejected_probe_or_a_uri_are_called_where_they_show() 
             return frozenset() if method == "server/discover" else frozenset({"probe_rejected"})
 
         def on_message(self, ctx: MessageContext) -> Findings:
-            calls.append(("probe", ctx.seq))
+            calls.append(ctx.seq)
             return None
 
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "a"}, id=1)
-    b.result(1, {"content": [{"type": "text", "text": "plain"}]})
-    b.request("tools/call", {"name": "a"}, id=2)
-    linked = {"type": "resource_link", "uri": "file:///a", "name": "a"}
-    b.result(2, {"content": [linked]})
-    link = b.last.seq
+    b.result(1, {"content": []})
     b.request("server/discover", id=3)
     b.error(3, -32601, "Method not found")
     probe = b.last.seq
     b.request("tools/list", id=4)
     b.result(4, {"tools": []})
     after = b.last.seq
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Linked, Probed])])
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Probed])])
     analyzer.feed_all(b.records)
     analyzer.finish()
-    assert calls == [("uri", link), ("probe", probe), ("probe", after)]
+    assert calls == [probe, after]
+
+
+def test_the_twin_without_the_gate_reads_no_facts() -> None:
+    # (so that the verifying engine would see a rule a fact skipped wrongly)
+    calls: list[int] = []
+
+    class Probed(Rule):  # not registered: no id
+        kinds = frozenset({"result"})
+
+        @classmethod
+        def facts_needed(
+            cls, kind: str, method: str | None, era: str | None, direction: str
+        ) -> frozenset[str]:
+            return frozenset({"probe_rejected"})
+
+        def on_message(self, ctx: MessageContext) -> Findings:
+            calls.append(ctx.seq)
+            return None
+
+    b = RecordBuilder(modern=True)
+    b.request("tools/call", {"name": "a"}, id=1)
+    b.result(1, {"content": []})
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Probed], gate=False)])
+    analyzer.feed_all(b.records)
+    analyzer.finish()
+    assert calls == [b.last.seq]
 
 
 def test_rules_that_need_declared_capabilities_tools_or_an_unproven_request() -> None:

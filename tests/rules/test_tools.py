@@ -374,3 +374,43 @@ def test_empty_contents_near_misses() -> None:
     b.request("resources/read", {"uri": "file:///other"}, id=9)
     b.result(9, {"contents": [{"uri": "file:///other", "text": ""}], **CACHE})
     assert found(b.records, "resources.empty-not-found") == []
+
+
+def test_a_result_without_links_keeps_its_conversation_among_those_remembered() -> None:
+    # The rule remembers the listed URIs of MAX_CONVERSATIONS conversations, the least
+    # recently seen forgotten first; a tools/call result seen counts, links or not (a
+    # change here would change which empty reads are judged once many sessions are open).
+    from mcpeek.rules.families._bounded import MAX_CONVERSATIONS
+
+    b = RecordBuilder("http")
+    headers = [
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+    ]
+    exchanges = 0
+
+    def post(session: str, method: str, params: dict[str, Any], result: dict[str, Any]) -> None:
+        nonlocal exchanges
+        exchanges += 1
+        x = f"x{exchanges}"
+        b.http(
+            x,
+            "request",
+            method="POST",
+            path="/mcp",
+            headers=[*headers, ("mcp-session-id", session)],
+        )
+        b.request(method, params, id=exchanges, ch=x)
+        b.http(x, "response", status=200, headers=[headers[1], ("mcp-session-id", session)])
+        b.result(exchanges, result, ch=x)
+        b.http(x, "end", reason="complete")
+
+    text = {"content": [{"type": "text", "text": "hi"}]}
+    post("S0", "resources/list", {}, {"resources": [{"uri": "file:///a", "name": "a"}]})
+    for n in range(1, MAX_CONVERSATIONS):
+        post(f"S{n}", "resources/list", {}, {"resources": []})
+    post("S0", "tools/call", {"name": "t", "arguments": {}}, text)  # S0: seen last
+    post(f"S{MAX_CONVERSATIONS}", "resources/list", {}, {"resources": []})  # S1 forgotten
+    post("S0", "resources/read", {"uri": "file:///b"}, {"contents": []})
+    (v,) = found(b.records, "resources.empty-not-found")
+    assert "file:///b" in v.message
