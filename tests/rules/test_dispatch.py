@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from mcpeek.inspector.analysis import Analyzer, Conversation, Flow
 from mcpeek.inspector.records import Msg, Record
@@ -125,24 +125,45 @@ def test_a_rule_that_needs_a_retry_is_called_on_the_retry_only() -> None:
     assert calls == [retry]
 
 
-def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_them() -> None:
-    calls: list[int] = []
+Needs = Callable[[str, Any, Any, str], set[str]]  # (kind, method, era, direction)
 
-    class Noted(Rule):  # not registered: no id
-        kinds = frozenset({"request"})
 
+def needing(needs: Needs, kinds: set[str], calls: list[int], **more: Any) -> type[Rule]:
+    """A rule (not registered: no id) of these ``kinds`` that needs the facts ``needs``
+    says (by kind, method, era and direction) and notes each message it is called on."""
+
+    class Needing(Rule):
         @classmethod
         def facts_needed(
             cls, kind: str, method: str | None, era: str | None, direction: str
         ) -> frozenset[str]:
-            if direction == "c2s":
-                return frozenset({"id_in_flight", "log_level"})
-            return frozenset()
+            return frozenset(needs(kind, method, era, direction))
 
         def on_message(self, ctx: MessageContext) -> Findings:
             calls.append(ctx.seq)
             return None
 
+    Needing.kinds = frozenset(kinds)
+    for name, value in more.items():  # (methods…)
+        setattr(Needing, name, value)
+    return Needing
+
+
+def called(records: list[Record], *rules: type[Rule], gate: bool = True) -> None:
+    analyzer = Analyzer([RuleEngine(lambda v: None, rules=list(rules), gate=gate)])
+    analyzer.feed_all(records)
+    analyzer.finish()
+
+
+def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_them() -> None:
+    calls: list[int] = []
+    noted = needing(
+        lambda kind, method, era, direction: (
+            {"id_in_flight", "log_level"} if direction == "c2s" else set()
+        ),
+        {"request"},
+        calls,
+    )
     level = {"io.modelcontextprotocol/logLevel": "info"}
     b = discovered()
     b.request("tools/call", {"name": "a"}, id=1, meta=level)  # a level, no reuse
@@ -150,29 +171,17 @@ def test_a_rule_that_needs_facts_of_a_request_is_called_where_correlation_noted_
     b.request("tools/call", {"name": "a"}, id=1, meta=level)  # both
     both = b.last.seq
     b.request("ping", id=2, dir="s2c")  # the server's: no need stated there
-    theirs = b.last.seq
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Noted])])
-    analyzer.feed_all(b.records)
-    analyzer.finish()
-    assert calls == [both, theirs]
+    called(b.records, noted)
+    assert calls == [both, b.last.seq]
 
 
 def test_a_rule_that_needs_facts_of_the_flows_attempts_is_called_where_they_show() -> None:
     calls: list[int] = []
-
-    class Progressing(Rule):  # not registered: no id
-        kinds = frozenset({"notification", "result"})
-
-        @classmethod
-        def facts_needed(
-            cls, kind: str, method: str | None, era: str | None, direction: str
-        ) -> frozenset[str]:
-            return frozenset({"progress"} if kind == "result" else {"answered"})
-
-        def on_message(self, ctx: MessageContext) -> Findings:
-            calls.append(ctx.seq)
-            return None
-
+    progressing = needing(
+        lambda kind, method, era, direction: {"progress" if kind == "result" else "answered"},
+        {"notification", "result"},
+        calls,
+    )
     b = discovered()
     b.request("tools/call", {"name": "a"}, id=1)
     b.result(1, {"content": []})  # no progress asked for
@@ -181,11 +190,8 @@ def test_a_rule_that_needs_facts_of_the_flows_attempts_is_called_where_they_show
     b.result(2, {"content": []})
     asked = b.last.seq
     b.notify("notifications/progress", {"progressToken": 9, "progress": 2})
-    late = b.last.seq
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Progressing])])
-    analyzer.feed_all(b.records)
-    analyzer.finish()
-    assert calls == [asked, late]
+    called(b.records, progressing)
+    assert calls == [asked, b.last.seq]
 
 
 def test_every_rule_needs_only_facts_the_engine_knows() -> None:
@@ -203,20 +209,13 @@ def test_every_rule_needs_only_facts_the_engine_knows() -> None:
 
 def test_a_rule_that_needs_a_rejected_probe_is_called_once_there_is_one() -> None:
     calls: list[int] = []
-
-    class Probed(Rule):  # not registered: no id
-        kinds = frozenset({"result", "error"})
-
-        @classmethod
-        def facts_needed(
-            cls, kind: str, method: str | None, era: str | None, direction: str
-        ) -> frozenset[str]:
-            return frozenset() if method == "server/discover" else frozenset({"probe_rejected"})
-
-        def on_message(self, ctx: MessageContext) -> Findings:
-            calls.append(ctx.seq)
-            return None
-
+    probed = needing(
+        lambda kind, method, era, direction: (
+            set() if method == "server/discover" else {"probe_rejected"}
+        ),
+        {"result", "error"},
+        calls,
+    )
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "a"}, id=1)
     b.result(1, {"content": []})
@@ -225,65 +224,29 @@ def test_a_rule_that_needs_a_rejected_probe_is_called_once_there_is_one() -> Non
     probe = b.last.seq
     b.request("tools/list", id=4)
     b.result(4, {"tools": []})
-    after = b.last.seq
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Probed])])
-    analyzer.feed_all(b.records)
-    analyzer.finish()
-    assert calls == [probe, after]
+    called(b.records, probed)
+    assert calls == [probe, b.last.seq]
 
 
 def test_the_twin_without_the_gate_reads_no_facts() -> None:
     # (so that the verifying engine would see a rule a fact skipped wrongly)
     calls: list[int] = []
-
-    class Probed(Rule):  # not registered: no id
-        kinds = frozenset({"result"})
-
-        @classmethod
-        def facts_needed(
-            cls, kind: str, method: str | None, era: str | None, direction: str
-        ) -> frozenset[str]:
-            return frozenset({"probe_rejected"})
-
-        def on_message(self, ctx: MessageContext) -> Findings:
-            calls.append(ctx.seq)
-            return None
-
+    probed = needing(lambda kind, method, era, direction: {"probe_rejected"}, {"result"}, calls)
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "a"}, id=1)
     b.result(1, {"content": []})
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=[Probed], gate=False)])
-    analyzer.feed_all(b.records)
-    analyzer.finish()
+    called(b.records, probed, gate=False)
     assert calls == [b.last.seq]
 
 
 def test_rules_that_need_declared_capabilities_tools_or_an_unproven_request() -> None:
-    calls: list[tuple[str, int]] = []
-
-    def counting(name: str, needed: str, kinds: frozenset[str]) -> type[Rule]:
-        class Counting(Rule):  # not registered: no id
-            @classmethod
-            def facts_needed(
-                cls, kind: str, method: str | None, era: str | None, direction: str
-            ) -> frozenset[str]:
-                return frozenset({needed})
-
-            def on_message(self, ctx: MessageContext) -> Findings:
-                calls.append((name, ctx.seq))
-                return None
-
-        Counting.kinds = kinds
-        Counting.methods = frozenset({"tools/call"})
-        return Counting
-
-    requests = frozenset({"request"})
-    results = frozenset({"result"})
+    calls: dict[str, list[int]] = {name: [] for name in ("caps", "input", "output", "unproven")}
+    call = frozenset({"tools/call"})
     rules = [
-        counting("caps", "server_capabilities", requests),
-        counting("input", "input_schema", requests),
-        counting("output", "output_schema", results),
-        counting("unproven", "request_unproven", results),
+        needing(lambda *_: {"server_capabilities"}, {"request"}, calls["caps"], methods=call),
+        needing(lambda *_: {"input_schema"}, {"request"}, calls["input"], methods=call),
+        needing(lambda *_: {"output_schema"}, {"result"}, calls["output"], methods=call),
+        needing(lambda *_: {"request_unproven"}, {"result"}, calls["unproven"], methods=call),
     ]
     b = RecordBuilder(modern=True)
     b.request("tools/call", {"name": "t"}, id=1)  # nothing declared yet
@@ -294,10 +257,13 @@ def test_rules_that_need_declared_capabilities_tools_or_an_unproven_request() ->
     schema = {"type": "object"}
     b.result(3, {"tools": [{"name": "t", "inputSchema": schema, "outputSchema": schema}]})
     b.raw('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t"}}')  # no _meta
-    call = b.last.seq
+    request = b.last.seq
     b.result(4, {"content": [], "structuredContent": {}})
     answer = b.last.seq
-    analyzer = Analyzer([RuleEngine(lambda v: None, rules=rules)])
-    analyzer.feed_all(b.records)
-    analyzer.finish()
-    assert calls == [("caps", call), ("input", call), ("output", answer), ("unproven", answer)]
+    called(b.records, *rules)
+    assert calls == {
+        "caps": [request],
+        "input": [request],
+        "output": [answer],
+        "unproven": [answer],
+    }
