@@ -138,8 +138,12 @@ def _meta(ctx: MessageContext) -> dict[str, Any] | None:
 
 
 def _attempt(ctx: MessageContext) -> Attempt | None:
-    entry = ctx.entry
-    for attempt in reversed(ctx.flow.attempts):
+    return attempt_of(ctx.entry, ctx.flow)
+
+
+def attempt_of(entry: Entry, flow: Flow) -> Attempt | None:
+    """The attempt of ``flow`` that ``entry`` is the request, the response or a duplicate of."""
+    for attempt in reversed(flow.attempts):
         if attempt.request is entry or attempt.response is entry or entry in attempt.duplicates:
             return attempt
     return None

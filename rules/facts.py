@@ -40,9 +40,9 @@ The facts, by bit:
 
 from __future__ import annotations
 
-from mcpeek.inspector.analysis import Attempt, Conversation, Entry, Flow
+from mcpeek.inspector.analysis import Conversation, Entry, Flow
 from mcpeek.inspector.analysis.peek import UNSET
-from mcpeek.rules.context import RequestMemo
+from mcpeek.rules.context import RequestMemo, attempt_of
 from mcpeek.rules.gate import LISTEN as LISTEN_METHOD
 
 FACTS = (
@@ -118,15 +118,13 @@ def shown(
                 bits |= INPUT_SCHEMA
             if isinstance(tool.get("outputSchema"), dict):
                 bits |= OUTPUT_SCHEMA
-    if asked & REQUEST_UNPROVEN and _unproven(entry, attempts, requests):
+    if asked & REQUEST_UNPROVEN and _unproven(entry, flow, requests):
         bits |= REQUEST_UNPROVEN
     return bits & asked  # (a group of facts is read at once: only those asked count)
 
 
-def _unproven(entry: Entry, attempts: list[Attempt], requests: RequestMemo) -> bool:
+def _unproven(entry: Entry, flow: Flow, requests: RequestMemo) -> bool:
     """Whether the request a response answers was not accepted by the gate as modern
     (``MessageContext.request_conformant``; no such request: as not accepted)."""
-    for attempt in reversed(attempts):
-        if attempt.response is entry or entry in attempt.duplicates:
-            return requests.accepted_in(attempt.request.seq) != "modern"
-    return True
+    attempt = attempt_of(entry, flow)
+    return attempt is None or requests.accepted_in(attempt.request.seq) != "modern"
