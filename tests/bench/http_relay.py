@@ -40,7 +40,10 @@ per request, one s2c per JSON response, two per SSE response), three
 ``http`` records per exchange, every exchange ``complete``; and it counts
 the ``violation`` records the live checks added (the traffic is valid, so
 there should be none). The clocks start after a warm-up that opens the
-pool's connections. The machine may have few cores: runs are strictly
+pool's connections, and after mcpeek's live-checks worker has started (its
+imports and rule set-up, about 0.2 s of CPU paid once before a user's first
+request, are printed apart: in the window of a short run they counted as a
+per-request cost). The machine may have few cores: runs are strictly
 sequential, and the load average is printed at the start and the end.
 
 ``--profile`` adds one more mcpeek run per concurrency-32 cell with mcpeek
