@@ -678,14 +678,14 @@ def main() -> int:
                             if m.worker_pid
                             else "not found"
                         )
-                        started = (
+                        worker_started = (
                             f"worker started in {m.worker_start[0]:.2f} s "
                             f"({m.worker_start[1]:.2f} s CPU) before the first request; "
                             if m.worker_start is not None
                             else ""
                         )
                         say(
-                            f"          {started}exit {run.exit_code} "
+                            f"          {worker_started}exit {run.exit_code} "
                             f"{m.exit_seconds:.2f}s after SIGINT; "
                             f"peak RSS mcpeek {m.memory.hwm_kb / 1024:.1f} MB, worker {worker}"
                         )
