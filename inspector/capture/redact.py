@@ -29,6 +29,10 @@ from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stder
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
 _NAMES_REMEMBERED = 1024  # header names whose verdict a Redactor keeps
+# Header value lists found to hold no secret that a Redactor keeps, and the longest
+# it keeps: at most 1 MiB of them.
+_VALUES_REMEMBERED = 256
+_VALUES_LONGEST = 4096
 
 
 class Redactor:
@@ -38,6 +42,7 @@ class Redactor:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
         self._secret_names: dict[str, bool] = {}
         self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
+        self._plain_values: set[str] = set()
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -129,11 +134,27 @@ class Redactor:
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
         joined = "\n".join(values)
-        if not any_secret and not record.headers_b64 and not self.detector.spans(joined):
+        if not any_secret and not record.headers_b64 and self._no_secret(joined):
             record.headers = list(zip(names, values, strict=True))  # the common case
             return ascii_names and joined.isascii()
         self._redact_headers(record, names)
         return False
+
+    def _no_secret(self, joined: str) -> bool:
+        """Whether the detector finds no secret in ``joined`` (a header list's values),
+        remembered for the lists that hold none: a client sends the same values in
+        every exchange, a server all but its ``Date`` (a second's worth of exchanges),
+        and the detector's scan cost ten times the look-up (bounded, should the
+        values change every time)."""
+        if joined in self._plain_values:
+            return True
+        if self.detector.spans(joined):
+            return False
+        if len(joined) <= _VALUES_LONGEST:
+            if len(self._plain_values) >= _VALUES_REMEMBERED:
+                self._plain_values.clear()
+            self._plain_values.add(joined)
+        return True
 
     def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:
         """:meth:`headers` for a record with a credential header, a secret in a

@@ -213,3 +213,33 @@ def test_a_long_text_s_windows_come_from_its_runs() -> None:
         windows, (len(filler), text.index(token, len(filler) + 1)), strict=True
     ):
         assert start <= at and at + len(token) <= end and end - start < len(token) + 200
+
+
+def test_a_header_value_list_without_a_secret_is_scanned_once_per_recording() -> None:
+    from mcpeek.inspector.capture import redact
+    from mcpeek.inspector.records import Http
+
+    redactor = redact.Redactor()
+    detector = redactor.detector
+    scanned: list[str] = []
+    real = detector.spans
+
+    def spy(text: str, scanned_text: object = None) -> list[tuple[int, int]]:
+        scanned.append(text)
+        return real(text)
+
+    detector.spans = spy  # type: ignore[method-assign]
+    plain = [("Content-Type", "application/json"), ("Accept", "*/*")]
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # a GitHub token's shape
+    secret = [("Content-Type", "application/json"), ("X-Note", token)]
+    for i in range(3):
+        record = Http(x=f"x{i}", phase="request", headers=list(plain))
+        assert redactor.headers(record)
+        assert record.headers == [("content-type", "application/json"), ("accept", "*/*")]
+        record = Http(x=f"y{i}", phase="request", headers=list(secret))
+        redactor.headers(record)
+        assert record.headers is not None
+        assert record.headers[1][0] == "x-note" and token not in record.headers[1][1]
+    # The plain list once; the list with a secret every time (its verdict is not kept).
+    assert scanned.count("application/json\n*/*") == 1
+    assert scanned.count("application/json\n" + token) >= 3
