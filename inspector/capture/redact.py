@@ -29,10 +29,10 @@ from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stder
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
 _NAMES_REMEMBERED = 1024  # header names whose verdict a Redactor keeps
-# Header value lists found to hold no secret that a Redactor keeps, and the longest
-# it keeps: at most 1 MiB of them.
-_VALUES_REMEMBERED = 256
-_VALUES_LONGEST = 4096
+# Texts found to hold nothing to redact that a Redactor keeps (of each kind: header
+# value lists, request targets), and the longest it keeps: at most 1 MiB of each.
+_PLAIN_REMEMBERED = 256
+_PLAIN_LONGEST = 4096
 
 
 class Redactor:
@@ -43,6 +43,7 @@ class Redactor:
         self._secret_names: dict[str, bool] = {}
         self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
         self._plain_values: set[str] = set()
+        self._plain_targets: set[str] = set()
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -88,8 +89,12 @@ class Redactor:
             if record.raw is not None:
                 record.raw = redact_message(record.raw, self.detector) or record.raw
         elif isinstance(record, Http):
-            if record.path is not None:
-                record.path = redact_target(record.path, self.detector) or record.path
+            if record.path is not None and record.path not in self._plain_targets:
+                redacted = redact_target(record.path, self.detector)
+                if redacted is None:
+                    _remember(self._plain_targets, record.path)
+                else:
+                    record.path = redacted
             if record.body is not None:
                 record.body = redact_body(record.body, self.detector) or record.body
         elif isinstance(record, Stderr) and record.raw is not None:
@@ -142,18 +147,13 @@ class Redactor:
 
     def _no_secret(self, joined: str) -> bool:
         """Whether the detector finds no secret in ``joined`` (a header list's values),
-        remembered for the lists that hold none: a client sends the same values in
-        every exchange, a server all but its ``Date`` (a second's worth of exchanges),
-        and the detector's scan cost ten times the look-up (bounded, should the
-        values change every time)."""
+        remembered for the lists that hold none (see :func:`_remember`; a server's
+        change with its ``Date``, once a second)."""
         if joined in self._plain_values:
             return True
         if self.detector.spans(joined):
             return False
-        if len(joined) <= _VALUES_LONGEST:
-            if len(self._plain_values) >= _VALUES_REMEMBERED:
-                self._plain_values.clear()
-            self._plain_values.add(joined)
+        _remember(self._plain_values, joined)
         return True
 
     def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:
@@ -177,3 +177,13 @@ class Redactor:
                 headers.append((lname, value))
         record.headers = headers
         record.headers_b64 = sorted(encoded) or None
+
+
+def _remember(plain: set[str], text: str) -> None:
+    """Keep ``text``, found to hold nothing to redact, in ``plain``: a client sends the
+    same target and header values in every exchange, and scanning them again cost ten
+    times the look-up (bounded, should they change every time)."""
+    if len(text) <= _PLAIN_LONGEST:
+        if len(plain) >= _PLAIN_REMEMBERED:
+            plain.clear()
+        plain.add(text)

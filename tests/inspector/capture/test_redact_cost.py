@@ -243,3 +243,27 @@ def test_a_header_value_list_without_a_secret_is_scanned_once_per_recording() ->
     # The plain list once; the list with a secret every time (its verdict is not kept).
     assert scanned.count("application/json\n*/*") == 1
     assert scanned.count("application/json\n" + token) >= 3
+
+
+def test_a_request_target_without_a_secret_is_scanned_once_per_recording(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from mcpeek.inspector.capture import redact
+    from mcpeek.inspector.records import Http
+
+    scanned: list[str] = []
+    real = redact.redact_target
+
+    def spy(target: str, detector: SecretDetector) -> str | None:
+        scanned.append(target)
+        return real(target, detector)
+
+    monkeypatch.setattr(redact, "redact_target", spy)
+    redactor = redact.Redactor()
+    for i in range(3):
+        record = Http(x=f"x{i}", phase="request", path="/mcp?session=1")
+        redactor.record(record)
+        assert record.path == "/mcp?session=1"
+        record = Http(x=f"y{i}", phase="request", path="/mcp?api_key=hunter2")
+        redactor.record(record)
+        assert record.path == "/mcp?api_key=" + redact.marker("hunter2")
+    # The plain target once; the one with a secret every time (its verdict is not kept).
+    assert scanned == ["/mcp?session=1"] + ["/mcp?api_key=hunter2"] * 3
