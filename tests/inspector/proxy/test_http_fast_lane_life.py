@@ -148,3 +148,49 @@ async def test_an_exchange_outlasting_the_shutdown_timeout_is_cut(
     await settled(p, 1)
     assert (answered, ends(p)) == (b"", ["client-closed"])
     assert fast_count == [int(fast_lane)]
+
+
+async def test_a_connection_busy_longer_than_the_keepalive_timeout_stays_open(
+    proxied: Start, fast_count: list[int]
+) -> None:
+    # Its one idle timer fires meanwhile (it is moved on, not made anew per request):
+    # the time counts from the last response, as before.
+    p = await proxied(json_upstream, server_options=KEEPALIVE)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+    for ident in range(1, 9):  # 8 x 0.05 s: twice the timeout
+        writer.write(post(port_of(p), ident))
+        async with asyncio.timeout(10):
+            _, body = await read_response(reader)
+        assert json.loads(body)["id"] == ident
+        await asyncio.sleep(KEEPALIVE["keepalive_timeout"] / 4)
+    assert await closed_by_relay(reader)  # then idle: closed
+    writer.close()
+    assert fast_count == [8]
+
+
+async def test_a_connection_makes_one_idle_timer_for_all_its_requests(
+    proxied: Start, fast_count: list[int]
+) -> None:
+    from mcpeek.inspector.proxy.fast_lane import FastLane
+
+    loop = asyncio.get_running_loop()
+    made: list[object] = []
+    real = loop.call_at
+
+    def call_at(when: float, callback, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(getattr(callback, "__self__", None), FastLane):
+            made.append(callback)
+        return real(when, callback, *args, **kwargs)
+
+    loop.call_at = call_at  # type: ignore[method-assign]
+    try:
+        p = await proxied(json_upstream)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port_of(p))
+        for ident in range(1, 6):
+            writer.write(post(port_of(p), ident))
+            await read_response(reader)
+        writer.close()
+    finally:
+        del loop.call_at
+    assert fast_count == [5]
+    assert len(made) == 1
