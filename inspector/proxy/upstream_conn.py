@@ -220,7 +220,10 @@ class UpstreamConnection(WritePause, asyncio.Protocol):
         self.reason += _text(status)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers.append((_text(name), _text(value)))
+        # Decoded here, not by _text: called for every header of every response.
+        self.headers.append(
+            (name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
+        )
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()
