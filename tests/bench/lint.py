@@ -416,13 +416,11 @@ def main() -> int:
             "[2b] the same with every rule ignored: lint's floor (start-up, reading, "
             f"correlation, output); {args.rounds} round(s), alternating"
         )
-        lints: list[LintRun] = []
-        floors: list[LintRun] = []
+        rounds: list[tuple[LintRun, LintRun]] = []  # (lint, its floor) of each round
         for round_no in range(1, args.rounds + 1):
             lint = run_lint(path, count, args.lint_budget)
             floor = run_lint(path, count, args.lint_budget, no_rules=True)
-            lints.append(lint)
-            floors.append(floor)
+            rounds.append((lint, floor))
             say(f"  round {round_no}:")
             describe_lint(lint, count, base_rate)
             say(
@@ -431,18 +429,19 @@ def main() -> int:
                 f"{1e6 / lint.rate - 1e6 / floor.rate:.1f} us/msg of lint's "
                 f"{1e6 / lint.rate:.1f}; lint / floor {lint.rate / floor.rate:.3f}x"
             )
-        ratios = sorted(lt.rate / fl.rate for lt, fl in zip(lints, floors, strict=True))
+        rounds.sort(key=lambda pair: pair[0].rate / pair[1].rate)
+        ratios = [lint.rate / floor.rate for lint, floor in rounds]
         ratio = statistics.median(ratios)
         # The round whose ratio is the median's (the lower middle one, for an even count)
         # stands for lint in the figures below.
-        middle = sorted(zip(lints, floors, strict=True), key=lambda p: p[0].rate / p[1].rate)
-        lint, floor = middle[(len(middle) - 1) // 2]
+        lint, floor = rounds[(len(rounds) - 1) // 2]
+        lints = [pair[0] for pair in rounds]
         crashed = any(lt.code not in (0, 1) and not lt.stopped for lt in lints)
         if args.rounds > 1:
             say(
                 f"  lint / floor by round: {', '.join(f'{r:.3f}x' for r in ratios)}; "
-                f"median {ratio:.3f}x (this machine's CPU time swings by 10-20% from run to "
-                "run: one pair of runs is not a measurement)"
+                f"median {ratio:.3f}x (the floor's CPU time alone swings by 20-30% from run "
+                "to run here: one pair of runs is not a measurement)"
             )
 
         records, prefix_msgs = load_prefix(path, prefix_n)
