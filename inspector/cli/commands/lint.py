@@ -138,6 +138,9 @@ class LintCommand(Command):
                 result.error = str(exc)
                 print(f"mcpeek: {exc}", file=sys.stderr)
                 continue
+            finally:
+                if streamed is not None:
+                    streamed.flush()  # (this capture's lines out before the next one's notes)
             result.problems = reader.problems
         try:
             if streamed is not None:

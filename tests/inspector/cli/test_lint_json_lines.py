@@ -47,6 +47,7 @@ def written(path: str, violations: list[Reported]) -> list[str]:
     lines.start(path)
     for v in violations:
         lines.add(v)
+    lines.flush()
     return out.getvalue().splitlines(keepends=True)
 
 
@@ -124,3 +125,78 @@ def unanswered(n: int) -> bytes:
     text = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {}})
     record = {"k": "msg", "seq": n, "t": float(n), "dir": "c2s", "ch": "stdio", "raw": text}
     return (json.dumps(record) + "\n").encode()
+
+
+class Writes(io.StringIO):
+    """Standard output that keeps the size of each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.sizes.append(len(text))
+        return super().write(text)
+
+
+def test_lines_are_written_in_batches_and_none_is_lost() -> None:
+    """One write per batch of lines, not one per line (a system call per finding when
+    Python's output is unbuffered), each no bigger than a batch and a line; the lines
+    held at the end are written by flush, and the text is what one write per line gave."""
+    found = [violation(f"finding {n}", msgs=[n]) for n in range(3000)]
+    out = Writes()
+    lines = JsonLines(out)
+    lines.start("a.jsonl")
+    for v in found:
+        lines.add(v)
+    held = out.getvalue()
+    lines.flush()
+    assert out.getvalue().splitlines(keepends=True) == expected("a.jsonl", found)
+    longest = max(len(line) for line in expected("a.jsonl", found))
+    assert 1 < len(out.sizes) < len(found) / 100
+    assert max(out.sizes) < JsonLines.BATCH + longest
+    assert len(held) < len(out.getvalue())  # the last lines waited for flush
+
+
+class Broken(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_failed_write_is_kept_and_ends_the_writing() -> None:
+    lines = JsonLines(Broken())
+    lines.start("a.jsonl")
+    for n in range(1000):
+        lines.add(violation(f"finding {n}"))
+    lines.flush()
+    assert isinstance(lines.error, BrokenPipeError)
+    assert not lines._held  # nothing piles up after the reader has gone
+
+
+def test_each_capture_s_lines_are_out_before_the_next_is_linted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lint of two captures: the first one's lines are written before the second one
+    is read (so they come before anything said of it), though both hold few lines."""
+    from mcpeek.inspector.capture import reader as reader_module
+    from mcpeek.inspector.cli.main import main
+
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    header = CAPTURE.read_bytes().splitlines(keepends=True)[0]
+    first.write_bytes(header + unanswered(1))
+    second.write_bytes(b"not a capture\n")
+    out = io.StringIO()
+    opened: list[str] = []  # what was written when each capture was opened
+
+    class NotingReader(reader_module.CaptureReader):
+        def __init__(self, path: Path, *args: object, **kwargs: object) -> None:
+            opened.append(out.getvalue())
+            super().__init__(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("mcpeek.inspector.cli.commands.lint.CaptureReader", NotingReader)
+    monkeypatch.setattr("sys.stdout", out)
+    assert main(["lint", "--format", "json", str(first), str(second)]) == 2
+    assert opened[0] == ""
+    written_then = opened[1].splitlines()
+    assert written_then
+    assert {json.loads(line)["file"] for line in written_then} == {str(first)}
