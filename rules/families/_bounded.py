@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 from mcpeek.inspector.analysis import Conversation
@@ -35,6 +35,15 @@ class Lru(OrderedDict[K, V]):
     def put(self, key: K, value: V) -> None:
         self[key] = value
         self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+    def put_all(self, keys: Iterable[K], value: V) -> None:
+        """:meth:`put` of each key in turn, trimmed once at the end: the same entries are
+        kept (the ``limit`` put last), for one call instead of one per key."""
+        for key in keys:
+            self[key] = value
+            self.move_to_end(key)
         while len(self) > self.limit:
             self.popitem(last=False)
 

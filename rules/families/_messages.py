@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.analysis import Entry
 from mcpeek.inspector.analysis.peek import EMPTY_RESULT, ResultPeek
 from mcpeek.rules.context import LAZY_BITS, MessageContext
 
@@ -74,3 +75,33 @@ def listed_tools(ctx: MessageContext) -> list[Any] | None:
     result = ctx.result
     tools = result.get("tools") if isinstance(result, dict) else None
     return tools if isinstance(tools, list) else None
+
+
+class ListedNames:
+    """The names of the tools a ``tools/list`` result lists, in order (a tool that is
+    not an object, or whose name is not a string, left out), read once per message for
+    every rule that shares it (:meth:`Rule.share`): the name, order and schema rules
+    each walked the same tools for the same names."""
+
+    def __init__(self) -> None:
+        self._entry: Entry | None = None  # the message last read (a batch's members differ)
+        self._names: tuple[str, ...] | None = None
+
+    def of(self, ctx: MessageContext) -> tuple[str, ...] | None:
+        """The names of this message's tools; ``None`` when it has no ``tools`` array."""
+        entry = ctx.entry
+        if entry is not self._entry:
+            tools = listed_tools(ctx)
+            self._names = (
+                None
+                if tools is None
+                else tuple(
+                    [
+                        name
+                        for tool in tools
+                        if isinstance(tool, dict) and isinstance(name := tool.get("name"), str)
+                    ]
+                )
+            )
+            self._entry = entry
+        return self._names

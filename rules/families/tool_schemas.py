@@ -19,7 +19,7 @@ from mcpeek.inspector.analysis import Conversation, Entry
 from mcpeek.rules.base import Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
-from mcpeek.rules.families._messages import id_text, is_complete, listed_tools
+from mcpeek.rules.families._messages import ListedNames, id_text, is_complete
 from mcpeek.rules.families._toolschema import (
     MAX_SCHEMA_DEPTH,
     SchemaChecker,
@@ -48,18 +48,16 @@ class ListedTools:
             lambda: Lru(MAX_KEYS)
         )
         self._heard: Entry | None = None  # the last list remembered (a batch's members share a seq)
+        self.names = ListedNames()
 
     def remember(self, ctx: MessageContext) -> None:
         if ctx.entry is self._heard:
             return  # the other schema rule remembered it already
         self._heard = ctx.entry
-        tools = listed_tools(ctx)
-        if tools is None:
+        names = self.names.of(ctx)
+        if names is None:
             return
-        listed = self.by_conversation(ctx.conversation)
-        for tool in tools:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                listed.put(tool["name"], ctx.seq)
+        self.by_conversation(ctx.conversation).put_all(names, ctx.seq)
 
 
 class _SchemaRule(Rule):
@@ -72,6 +70,7 @@ class _SchemaRule(Rule):
 
     def share(self, shared: dict[type, Any]) -> None:
         self.tools = shared.setdefault(ListedTools, self.tools)
+        self.tools.names = shared.setdefault(ListedNames, self.tools.names)
         self._listed = self.tools.by_conversation
 
     def _remember_list(self, ctx: MessageContext) -> None:

@@ -23,6 +23,7 @@ from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_CONVERSATIONS, MAX_KEYS, Lru, PerConversation
 from mcpeek.rules.families._messages import (
+    ListedNames,
     id_text,
     listed_tools,
     request_params,
@@ -89,6 +90,8 @@ class _ReportedOnce(Rule):
 
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+#: Names joined by newlines (a character no sound name has), each of them sound.
+_SOUND_NAMES = re.compile(r"[A-Za-z0-9_.\-]{1,128}(?:\n[A-Za-z0-9_.\-]{1,128})*")
 
 
 def name_problem(name: Any) -> str | None:
@@ -105,22 +108,47 @@ def name_problem(name: Any) -> str | None:
     return None
 
 
+def all_sound(names: tuple[str, ...]) -> bool:
+    """Whether no name has a problem (:func:`name_problem`) and none appears twice: the
+    usual list, told in a few calls over all the names instead of a few per name. (Only
+    as many newlines as separators: no name holds one, so each line is a whole name.)"""
+    if not names:
+        return True
+    text = "\n".join(names)
+    return (
+        text.count("\n") == len(names) - 1
+        and _SOUND_NAMES.fullmatch(text) is not None
+        and len(set(names)) == len(names)
+    )
+
+
 class ToolsNameFormat(_ReportedOnce):
     id = "tools.name-format"
     severity = "warning"
     summary = "a tool name outside 1-128 chars of A-Za-z0-9_-. or duplicated in one list"
     spec = f"{TOOLS}#tool-names"
 
-    def _judge(self, ctx: MessageContext, tools: list[Any], reported: Lru[str, None]) -> Findings:
+    def __init__(self) -> None:
+        super().__init__()
+        self.names = ListedNames()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.names = shared.setdefault(ListedNames, self.names)
+
+    def on_message(self, ctx: MessageContext) -> Findings:
+        names = self.names.of(ctx)
+        if ctx.entry.dir != "s2c" or names is None:
+            return None
+        reported = self._reported(ctx.conversation)  # (first: it keeps the conversation's)
+        if all_sound(names):
+            return None
         problems: list[str] = []
         seen: set[str] = set()
-        for tool in tools:
-            name = tool.get("name") if isinstance(tool, dict) else None
+        for name in names:  # (a tool without a string name has no problem here)
             problem = name_problem(name)
-            if problem is None and isinstance(name, str) and name in seen:
+            if problem is None and name in seen:
                 problem = f"tool name {shown(name, 60)} appears more than once in this list"
-            if isinstance(name, str):
-                seen.add(name)
+            seen.add(name)
             if problem is not None and self._first_time(reported, problem):
                 problems.append(problem)
         if not problems:
@@ -149,14 +177,15 @@ class ToolsOrderUnstable(Rule):
         self._listings: PerConversation[Lru[str | None, _Listing]] = PerConversation(
             lambda: Lru(64)
         )
+        self.names = ListedNames()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.names = shared.setdefault(ListedNames, self.names)
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        tools = listed_tools(ctx)
-        if ctx.entry.dir != "s2c" or tools is None:
+        names = self.names.of(ctx)
+        if ctx.entry.dir != "s2c" or names is None:
             return None
-        names = tuple(
-            t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)
-        )
         cursor = request_cursor(ctx)
         page = cursor if isinstance(cursor, str) else None
         listing = _Listing(hash(tuple(sorted(names))), hash(names), ctx.seq, len(names))

@@ -13,6 +13,7 @@ import pytest
 
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.engine import RuleEngine
+from mcpeek.rules.families._bounded import Lru
 from mcpeek.rules.families._toolschema.bounds import MAX_STEPS
 from mcpeek.rules.families.tool_schemas import (
     MAX_SCHEMA_DEPTH,
@@ -22,6 +23,7 @@ from mcpeek.rules.families.tool_schemas import (
     risky_regex,
     schema_shape_problem,
 )
+from mcpeek.rules.families.tools import ToolsNameFormat, ToolsOrderUnstable
 from mcpeek.rules.testing import lint_records
 from tests.rules.test_tools import (
     GOOD_WEATHER,
@@ -318,6 +320,30 @@ def test_the_schema_rules_share_one_table_of_lists_and_each_fills_it_alone() -> 
     for rules in ([ToolsInputSchema], [ToolsOutputSchema]):
         (v,) = lint_records(b.records, rules=rules)
         assert v.msgs[0] == list_seq and v.msgs[-1] in (req, res)
+
+
+def test_the_tools_rules_read_each_list_s_names_once_for_all() -> None:
+    engine = RuleEngine(
+        lambda _: None,
+        rules=[ToolsInputSchema, ToolsOutputSchema, ToolsNameFormat, ToolsOrderUnstable],
+    )
+    inputs, outputs, names, order = engine.rules
+    assert isinstance(inputs, ToolsInputSchema) and isinstance(outputs, ToolsOutputSchema)
+    assert isinstance(names, ToolsNameFormat) and isinstance(order, ToolsOrderUnstable)
+    assert inputs.tools.names is outputs.tools.names is names.names is order.names
+
+
+def test_lru_put_all_keeps_what_puts_one_by_one_keep() -> None:
+    for keys in (["a", "b", "c"], ["c", "x", "c", "y", "z", "a"], list("abcdefgh")):
+        one_by_one: Lru[str, int] = Lru(4)
+        at_once: Lru[str, int] = Lru(4)
+        for lru in (one_by_one, at_once):
+            for key in ("a", "b", "q"):
+                lru.put(key, 1)
+        for key in keys:
+            one_by_one.put(key, 2)
+        at_once.put_all(keys, 2)
+        assert list(at_once.items()) == list(one_by_one.items()), keys
 
 
 def test_input_schema_near_misses() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from mcpeek.inspector.records import AnyRecord
 from mcpeek.inspector.testing.records import RecordBuilder
 from mcpeek.rules.engine import Reported
-from mcpeek.rules.families.tools import header_annotations
+from mcpeek.rules.families.tools import all_sound, header_annotations, name_problem
 from mcpeek.rules.testing import lint_records
 from tests.conftest import VENDORED_SPEC
 
@@ -251,6 +251,37 @@ def test_tool_name_format_near_miss() -> None:
     names = ["getUser", "DATA_EXPORT_v2", "admin.tools.list", "a-b", "x" * 128]
     listed(b, [{"name": n, "inputSchema": {"type": "object"}} for n in names])
     assert found(b.records, "tools.name-format") == []
+
+
+def test_a_name_that_hides_a_newline_is_not_taken_for_two_sound_names() -> None:
+    # The sound lists are told at once, their names joined by newlines: a name holding
+    # one is still judged on its own.
+    b = RecordBuilder(modern=True)
+    seq = listed(b, [{"name": "get\nweather", "inputSchema": {"type": "object"}}])
+    (v,) = found(b.records, "tools.name-format")
+    assert v.msgs == [seq]
+    assert '"get\\nweather" has characters outside A-Za-z0-9_-. ("\\n")' in v.message
+
+
+def test_all_sound_agrees_with_the_names_judged_one_by_one() -> None:
+    lists = [
+        (),
+        ("a",),
+        ("a", "a"),
+        ("",),
+        ("x" * 128,),
+        ("x" * 129,),
+        ("a\nb",),
+        ("a", "b\nc"),
+        ("a\n", "b"),
+        ("a", ""),
+        ("get weather",),
+        ("é",),
+        ("getUser", "DATA_EXPORT_v2", "admin.tools.list", "a-b"),
+    ]
+    for names in lists:
+        one_by_one = len(set(names)) == len(names) and not any(map(name_problem, names))
+        assert all_sound(names) is one_by_one, names
 
 
 # -- tools.order-unstable --------------------------------------------------------------------------
