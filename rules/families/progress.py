@@ -14,22 +14,21 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Attempt, Conversation
-from mcpeek.inspector.analysis.peek import id_key
+from mcpeek.inspector.analysis.peek import EMPTY_PARAMS, ParamsPeek, id_key
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import PARAMS_BIT, MessageContext
 from mcpeek.rules.families._listens import OTHER_SIDE
-from mcpeek.rules.families._server import peeked_params, unread
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
 PROGRESS = f"{MODERN_SPEC}/basic/patterns/progress"
 
 
-def token_attempt(ctx: MessageContext, token: Any) -> Attempt | None:
-    """The last attempt of the notification's flow that carried ``token``.
+def token_attempt(ctx: MessageContext, bare: Any) -> Attempt | None:
+    """The last attempt of the notification's flow that carried the token whose
+    :func:`id_key` is ``bare`` (the caller's: it keys its own table by it too).
 
     Correlation keys a token by the side that issued it (``(dir, id_key)``): each
     side's requests have their own tokens; a bare ``id_key`` is accepted too."""
-    bare = id_key(token)
     keyed = (OTHER_SIDE.get(ctx.entry.dir, ""), bare)
     for attempt in reversed(ctx.flow.attempts):
         if attempt.progress_token in (keyed, bare):
@@ -54,12 +53,13 @@ _PEEK = msgspec.json.Decoder(_ProgressMessage)
 def progress_parts(ctx: MessageContext) -> tuple[Any, Any] | None:
     """``(token, progress)`` of a ``notifications/progress``; ``None`` without a token."""
     raw = ctx.entry.record.raw
-    if raw is not None and raw[:1] == "{" and unread(ctx, "params"):
+    if raw is not None and raw[:1] == "{" and not ctx.computed & PARAMS_BIT:
         # One object (not a batch), its params not decoded yet: what correlation peeked
         # (the same two members, read as _PEEK reads them), or a peek of our own. What
         # neither can read (params not an object…) is left to the careful decode below.
-        known = peeked_params(ctx)
-        if known is not None:
+        # (_server.unread and peeked_params, inlined: this runs on every progress)
+        known = ctx.conversation.peeked.params
+        if type(known) is ParamsPeek and known is not EMPTY_PARAMS:
             if known.progress_token is msgspec.UNSET:
                 return None  # schema.notification says so
             progress = known.progress
@@ -122,16 +122,16 @@ class ProgressNotIncreasing(Rule):
         # (a tuple of types: ``int | float`` would build a union object on every call)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None  # schema.notification says so
-        attempt = token_attempt(ctx, token)
+        bare = id_key(token)
+        attempt = token_attempt(ctx, bare)
         if attempt is None:
             return None
         memory = self._last.get(ctx.conversation.key)
         if memory is None:
             memory = self._last[ctx.conversation.key] = OrderedDict()
-        key = (attempt.request.seq, id_key(token))
-        previous = memory.get(key)
-        memory[key] = (value, ctx.seq)
-        memory.move_to_end(key)
+        key = (attempt.request.seq, bare)
+        previous = memory.pop(key, None)
+        memory[key] = (value, ctx.seq)  # (popped first: it goes last, the newest)
         if len(memory) > WINDOW:
             memory.popitem(last=False)
         if previous is None or value > previous[0]:
@@ -228,7 +228,7 @@ class ProgressAfterResponse(Rule):
         parts = progress_parts(ctx)
         if parts is None:
             return None
-        attempt = token_attempt(ctx, parts[0])
+        attempt = token_attempt(ctx, id_key(parts[0]))
         if attempt is None or attempt.response is None or attempt.response.seq > ctx.seq:
             return None
         request, response = attempt.request, attempt.response

@@ -22,8 +22,7 @@ from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
 from mcpeek.rules.context import MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
-from mcpeek.rules.families._messages import as_list, id_text, request_params, shown
-from mcpeek.rules.families._server import unread
+from mcpeek.rules.families._messages import RESULT_BIT, as_list, id_text, request_params, shown
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.
@@ -113,7 +112,11 @@ class ResourcesEmptyNotFound(Rule):
             if isinstance(params, dict):
                 known.add(params.get("uri"))
             return None
-        if method in LINKING and unread(ctx, "result") and not may_hold(ctx.entry.record, '"uri"'):
+        if (
+            method in LINKING
+            and not ctx.computed & RESULT_BIT  # (_server.unread inlined: most results come here)
+            and not may_hold(ctx.entry.record, '"uri"')
+        ):
             return None  # no resource link nor embedded resource: nothing to decode
         result = ctx.result
         if not isinstance(result, dict):

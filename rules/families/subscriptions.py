@@ -16,9 +16,8 @@ import msgspec
 from mcpeek.inspector.analysis import Conversation, Flow
 from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import LAZY_BITS, MessageContext
 from mcpeek.rules.families._listens import CANCELLED, LISTEN, ListenIds
-from mcpeek.rules.families._server import unread
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
 SUBSCRIPTIONS = f"{MODERN_SPEC}/basic/patterns/subscriptions"
@@ -36,10 +35,11 @@ FILTER_FIELD: dict[str, str] = {
 #: Notifications that only ever travel on a listen stream.
 STREAM_ONLY = frozenset({*FILTER_FIELD, ACKNOWLEDGED})
 OPEN_STATUSES = frozenset({"pending", "input_required"})
+META_BIT = LAZY_BITS["meta"]  # (not _server.unread: a call on every progress and log message)
 
 
 def subscription_id(ctx: MessageContext) -> Any:
-    if unread(ctx, "meta") and not may_hold(ctx.entry.record, "subscriptionId"):
+    if not ctx.computed & META_BIT and not may_hold(ctx.entry.record, "subscriptionId"):
         return msgspec.UNSET  # the common case, without a decode
     meta = ctx.meta
     return meta.get(SUBSCRIPTION_ID, msgspec.UNSET) if meta is not None else msgspec.UNSET
