@@ -222,8 +222,7 @@ def _checked(
         # _meta below the top level (the typed _meta checks only the top one): the rules.
         if text is None or text[:1] != "{":
             return False
-        # (one count: a find and a second find past the first took 1.8 times its
-        # instructions on a 331-character request)
+        # (one count: a find and another past the first took 1.8x its instructions)
         found = text.count(META)
         if found > 1:
             return False
