@@ -79,10 +79,15 @@ class MessageContext:
         if self.is_response:
             # Most rules on a response read its attempt and request: computed here, they
             # are plain attributes from the start, not a descriptor call each first time.
-            # (By the lazy members' own functions, in order: each reads the one before.)
-            self.attempt = _attempt(self)
-            self.request = _request(self)
-            self.request_conformant = _request_conformant(self)
+            # (What _attempt, _request and _request_conformant compute, without their
+            # three calls: every response that any rule reads comes here.)
+            attempt = self.attempt = attempt_of(entry, flow)
+            request = self.request = attempt.request if attempt is not None else None
+            self.request_conformant = (
+                requests.accepted_in(request.seq)
+                if request is not None and requests is not None
+                else None
+            )
             self.computed = RESPONSE_BITS
 
     def finding(
