@@ -65,6 +65,7 @@ class _ReportedOnce(Rule):
     directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def __init__(self) -> None:
+        super().__init__()  # (a rule may also be a _NamesRule)
         self._reported: PerConversation[Lru[str, None]] = PerConversation(lambda: Lru(MAX_KEYS))
 
     def on_message(self, ctx: MessageContext) -> Findings:
@@ -87,6 +88,23 @@ class _ReportedOnce(Rule):
     def on_conversation_end(self, conversation: Conversation) -> Findings:
         self._reported.drop(conversation)
         return None
+
+
+class _NamesRule(Rule):
+    """Base: a rule on the names a server's ``tools/list`` result lists, read once for
+    every such rule (:class:`ListedNames`, which the engine's rules share)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names = ListedNames()
+
+    def share(self, shared: dict[type, Any]) -> None:
+        self.names = shared.setdefault(ListedNames, self.names)
+
+    def server_names(self, ctx: MessageContext) -> tuple[str, ...] | None:
+        """The result's tool names; ``None`` when it is no server's list of tools."""
+        names = self.names.of(ctx)
+        return names if ctx.entry.dir == "s2c" else None
 
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -122,22 +140,15 @@ def all_sound(names: tuple[str, ...]) -> bool:
     )
 
 
-class ToolsNameFormat(_ReportedOnce):
+class ToolsNameFormat(_ReportedOnce, _NamesRule):
     id = "tools.name-format"
     severity = "warning"
     summary = "a tool name outside 1-128 chars of A-Za-z0-9_-. or duplicated in one list"
     spec = f"{TOOLS}#tool-names"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.names = ListedNames()
-
-    def share(self, shared: dict[type, Any]) -> None:
-        self.names = shared.setdefault(ListedNames, self.names)
-
     def on_message(self, ctx: MessageContext) -> Findings:
-        names = self.names.of(ctx)
-        if ctx.entry.dir != "s2c" or names is None:
+        names = self.server_names(ctx)
+        if names is None:
             return None
         reported = self._reported(ctx.conversation)  # (first: it keeps the conversation's)
         if all_sound(names):
@@ -163,7 +174,7 @@ class _Listing(msgspec.Struct):
     count: int
 
 
-class ToolsOrderUnstable(Rule):
+class ToolsOrderUnstable(_NamesRule):
     id = "tools.order-unstable"
     severity = "warning"
     era = "modern"
@@ -174,17 +185,14 @@ class ToolsOrderUnstable(Rule):
     directions: ClassVar[Mapping[str, str]] = {"result": "s2c"}
 
     def __init__(self) -> None:
+        super().__init__()
         self._listings: PerConversation[Lru[str | None, _Listing]] = PerConversation(
             lambda: Lru(64)
         )
-        self.names = ListedNames()
-
-    def share(self, shared: dict[type, Any]) -> None:
-        self.names = shared.setdefault(ListedNames, self.names)
 
     def on_message(self, ctx: MessageContext) -> Findings:
-        names = self.names.of(ctx)
-        if ctx.entry.dir != "s2c" or names is None:
+        names = self.server_names(ctx)
+        if names is None:
             return None
         cursor = request_cursor(ctx)
         page = cursor if isinstance(cursor, str) else None
