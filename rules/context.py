@@ -79,8 +79,7 @@ class MessageContext:
         if self.is_response:
             # Most rules on a response read its attempt and request: computed here, they
             # are plain attributes from the start, not a descriptor call each first time.
-            # (What _attempt, _request and _request_conformant compute, without their
-            # three calls: every response that any rule reads comes here.)
+            # (What _attempt, _request and _request_conformant give, without the calls.)
             attempt = self.attempt = attempt_of(entry, flow)
             request = self.request = attempt.request if attempt is not None else None
             self.request_conformant = (
@@ -293,7 +292,9 @@ class RequestMemo:
             memo.popitem(last=False)
 
 
-#: ``params``'s bit in ``MessageContext.computed`` (the engine looks at it per request).
-PARAMS_BIT = LAZY_BITS["params"]
+#: The lazy members' bits: ``not ctx.computed & RESULT_BIT`` says no rule read ``result`` yet.
+PARAMS_BIT, RESULT_BIT, ERROR_BIT, META_BIT, MESSAGE_BIT, REQUEST_PARAMS_BIT = (
+    LAZY_BITS[name] for name in ("params", "result", "error", "meta", "message", "request_params")
+)
 #: The members a response's context computes at once (see ``MessageContext.__init__``).
 RESPONSE_BITS = LAZY_BITS["attempt"] | LAZY_BITS["request"] | LAZY_BITS["request_conformant"]

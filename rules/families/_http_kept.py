@@ -33,7 +33,7 @@ import msgspec
 
 from mcpeek.inspector.jsonrpc import json_value
 from mcpeek.inspector.records import Msg, wire_bytes
-from mcpeek.rules.context import LAZY_BITS, PARAMS_BIT, MessageContext
+from mcpeek.rules.context import LAZY_BITS, MESSAGE_BIT, PARAMS_BIT, MessageContext
 from mcpeek.rules.families._toolschema import header_annotations
 from mcpeek.rules.reported import EXCERPT
 
@@ -122,7 +122,6 @@ _PARAMS = msgspec.json.Decoder(_Params)
 _ENVELOPE = msgspec.json.Decoder(_Envelope)
 #: the kinds whose params the careful decode takes from the top-level object, as this does
 _PLAIN_KINDS = frozenset({"request", "notification"})
-_MESSAGE_BIT = LAZY_BITS["message"]
 
 
 def _slim_params(ctx: MessageContext) -> dict[str, Any] | None:
@@ -132,7 +131,7 @@ def _slim_params(ctx: MessageContext) -> dict[str, Any] | None:
     if computed & PARAMS_BIT:
         return _slim_of_dict(ctx.params)
     text = ctx.entry.record.raw
-    if ctx.kind in _PLAIN_KINDS and text is not None and not computed & _MESSAGE_BIT:
+    if ctx.kind in _PLAIN_KINDS and text is not None and not computed & MESSAGE_BIT:
         # Most often: straight from the record's text, no careful decode of the message
         # (nobody else needs it when the gate vouches for it), nothing else built.
         try:

@@ -15,9 +15,7 @@ import msgspec
 
 from mcpeek.inspector.analysis import Entry
 from mcpeek.inspector.analysis.peek import EMPTY_RESULT, ResultPeek
-from mcpeek.rules.context import LAZY_BITS, MessageContext
-
-RESULT_BIT = LAZY_BITS["result"]
+from mcpeek.rules.context import RESULT_BIT, MessageContext
 
 MAX_SHOWN = 5  # problems listed in one finding
 EXCERPT = 120

@@ -21,7 +21,7 @@ from mcpeek.inspector.analysis.peek import (
     may_hold,
 )
 from mcpeek.rules.base import Finding, Findings, Rule
-from mcpeek.rules.context import LAZY_BITS, MessageContext
+from mcpeek.rules.context import REQUEST_PARAMS_BIT, MessageContext
 
 MCP = "io.modelcontextprotocol/"
 SERVER_INFO = MCP + "serverInfo"
@@ -31,12 +31,6 @@ MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 PENDING_LIMIT = 64
 UNSET: Any = msgspec.UNSET
 RESPONSES = frozenset({"result", "error"})
-
-
-def unread(ctx: MessageContext, member: str) -> bool:
-    """Whether no rule has read the lazy ``member`` of this message yet: once one has,
-    reading it again costs less than a look at the text."""
-    return not ctx.computed & LAZY_BITS[member]
 
 
 def peeked_params(ctx: MessageContext) -> ParamsPeek | None:
@@ -142,7 +136,7 @@ def request_capabilities(ctx: MessageContext) -> Any:
     """The ``clientCapabilities`` of the request this response answers (``None`` if absent)."""
     request = ctx.request
     raw = request.record.raw if request is not None else None
-    if raw is not None and raw[:1] == "{" and unread(ctx, "request_params"):
+    if raw is not None and raw[:1] == "{" and not ctx.computed & REQUEST_PARAMS_BIT:
         # One object (not a batch) whose params nobody decoded for this response:
         # peek the one member. What the peek cannot read is left to the params below.
         capabilities = _CAPABILITIES.read(raw)

@@ -16,13 +16,12 @@ import msgspec
 from mcpeek.inspector.analysis import Attempt
 from mcpeek.inspector.analysis.peek import id_key, may_hold
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import RESULT_BIT, MessageContext
 from mcpeek.rules.families._server import (
     describe,
     request_capabilities,
     server_response,
     shorten,
-    unread,
 )
 
 MRTR = f"{MODERN_SPEC}/basic/patterns/mrtr"
@@ -175,7 +174,7 @@ class CapabilityNotDeclared(_InputRequired):
 
     def on_message(self, ctx: MessageContext) -> Findings:
         # Most results ask for no input: without the word in their text, no decode.
-        if unread(ctx, "result") and not may_hold(ctx.entry.record, "input_required"):
+        if not ctx.computed & RESULT_BIT and not may_hold(ctx.entry.record, "input_required"):
             return None
         return super().on_message(ctx)
 

@@ -14,10 +14,11 @@ from typing import Any, ClassVar
 import msgspec
 
 from mcpeek.inspector.analysis import Attempt, Conversation
-from mcpeek.inspector.analysis.peek import EMPTY_PARAMS, ParamsPeek, id_key
+from mcpeek.inspector.analysis.peek import id_key
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
 from mcpeek.rules.context import PARAMS_BIT, MessageContext
 from mcpeek.rules.families._listens import OTHER_SIDE
+from mcpeek.rules.families._server import peeked_params
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
 PROGRESS = f"{MODERN_SPEC}/basic/patterns/progress"
@@ -57,9 +58,8 @@ def progress_parts(ctx: MessageContext) -> tuple[Any, Any] | None:
         # One object (not a batch), its params not decoded yet: what correlation peeked
         # (the same two members, read as _PEEK reads them), or a peek of our own. What
         # neither can read (params not an object…) is left to the careful decode below.
-        # (_server.unread and peeked_params, inlined: this runs on every progress)
-        known = ctx.conversation.peeked.params
-        if type(known) is ParamsPeek and known is not EMPTY_PARAMS:
+        known = peeked_params(ctx)
+        if known is not None:
             if known.progress_token is msgspec.UNSET:
                 return None  # schema.notification says so
             progress = known.progress

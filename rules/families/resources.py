@@ -20,9 +20,9 @@ from typing import Any
 from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Finding, Findings, Rule
-from mcpeek.rules.context import MessageContext
+from mcpeek.rules.context import RESULT_BIT, MessageContext
 from mcpeek.rules.families._bounded import MAX_KEYS, Lru, PerConversation
-from mcpeek.rules.families._messages import RESULT_BIT, as_list, id_text, request_params, shown
+from mcpeek.rules.families._messages import as_list, id_text, request_params, shown
 
 RESOURCES = f"{MODERN_SPEC}/server/resources"
 #: Results that only teach URIs through the resources they link or embed.
@@ -114,7 +114,7 @@ class ResourcesEmptyNotFound(Rule):
             return None
         if (
             method in LINKING
-            and not ctx.computed & RESULT_BIT  # (_server.unread inlined: most results come here)
+            and not ctx.computed & RESULT_BIT  # (no rule has decoded it)
             and not may_hold(ctx.entry.record, '"uri"')
         ):
             return None  # no resource link nor embedded resource: nothing to decode

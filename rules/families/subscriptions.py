@@ -16,7 +16,7 @@ import msgspec
 from mcpeek.inspector.analysis import Conversation, Flow
 from mcpeek.inspector.analysis.peek import may_hold
 from mcpeek.rules.base import MODERN_SPEC, Findings, Rule
-from mcpeek.rules.context import LAZY_BITS, MessageContext
+from mcpeek.rules.context import META_BIT, MessageContext
 from mcpeek.rules.families._listens import CANCELLED, LISTEN, ListenIds
 from mcpeek.rules.families._wire import WINDOW, as_dict, shown
 
@@ -35,7 +35,6 @@ FILTER_FIELD: dict[str, str] = {
 #: Notifications that only ever travel on a listen stream.
 STREAM_ONLY = frozenset({*FILTER_FIELD, ACKNOWLEDGED})
 OPEN_STATUSES = frozenset({"pending", "input_required"})
-META_BIT = LAZY_BITS["meta"]  # (not _server.unread: a call on every progress and log message)
 
 
 def subscription_id(ctx: MessageContext) -> Any:

@@ -17,8 +17,7 @@ from mcpeek.inspector.analysis import Conversation
 from mcpeek.inspector.analysis.era import MODERN_ERROR_CODES, is_modern_version
 from mcpeek.inspector.records import Msg
 from mcpeek.rules.base import MODERN_SPEC, Era, Finding, Findings, Rule
-from mcpeek.rules.context import MessageContext
-from mcpeek.rules.families._server import unread
+from mcpeek.rules.context import ERROR_BIT, MessageContext
 from mcpeek.rules.families._wire import MCP, as_dict, side, where
 
 VERSIONING = f"{MODERN_SPEC}/basic/versioning"
@@ -54,7 +53,7 @@ class VersionUnsupportedErrorShape(Rule):
     def on_message(self, ctx: MessageContext) -> Findings:
         if ctx.entry.dir != "s2c":
             return None
-        if unread(ctx, "error") and not _may_be_unsupported(ctx.entry.record):
+        if not ctx.computed & ERROR_BIT and not _may_be_unsupported(ctx.entry.record):
             return None  # the common case: another code, told without a decode
         error = as_dict(ctx.error)
         if error is None or error.get("code") != UNSUPPORTED_VERSION:
