@@ -191,12 +191,12 @@ class ActingHttpRelay(HttpRelay):
         response = web.StreamResponse(
             status=upstream.status, reason=upstream.reason, headers=headers
         )
-        await response.prepare(request)
         events = SseBlocks() if is_sse else None
         dropped = False  # a message of this response went nowhere: the client must wait
         if is_sse:
             self.injector.stream_opened(x, request, response, request.get(STREAM_KIND, "get"))
         try:
+            await response.prepare(request)  # (the client may be gone: see relay_response)
             if events is None:
                 body = await upstream.read()
                 if body.strip():
@@ -211,10 +211,13 @@ class ActingHttpRelay(HttpRelay):
                         if state == CUT:
                             return response
                         dropped = dropped or state == DROPPED
-        except (UpstreamClosed, ConnectionResetError):
-            self.emit([Http(x=x, phase="end", reason="upstream-closed")])
-            if request.transport is not None:
-                request.transport.close()
+        except (UpstreamClosed, ConnectionResetError) as exc:
+            transport = request.transport
+            if not isinstance(exc, UpstreamClosed) or transport is None or transport.is_closing():
+                self.emit([Http(x=x, phase="end", reason="client-closed")])
+            else:  # the client's stream ends the same way: no clean end of body
+                self.emit([Http(x=x, phase="end", reason="upstream-closed")])
+                transport.close()
             return response
         finally:
             self.injector.stream_closed(x)

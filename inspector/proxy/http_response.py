@@ -67,16 +67,24 @@ async def relay_response(
     relay.emit([record])
     request[RECORDED] = True
     if rewriter is not None and rewriter.wants_body(content_type):
-        return await rewriter.relay_metadata(x, headers)
+        try:
+            return await rewriter.relay_metadata(x, headers)
+        except UpstreamClosed:  # the document broke off: so does the client's connection
+            relay.emit([Http(x=x, phase="end", reason="upstream-closed")])
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=502)  # nobody is left to read it
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
     length = upstream.headers.get("Content-Length")
     if length is not None and length.isdigit() and "Transfer-Encoding" not in upstream.headers:
         response.content_length = int(length)
-    await response.prepare(request)
     recorder = ResponseRecorder(relay.emit, x, is_sse, is_json(content_type), encoding)
     reason = "complete"
     ended = False  # the client's response ended before its last chunk was recorded
     try:
+        # Inside: the head is written at once, and the client may have gone while the
+        # upstream answered (its connection closing, not yet lost): still an end.
+        await response.prepare(request)
         async for chunk in upstream.chunks():
             await response.write(sse_rewrite(chunk) if sse_rewrite else chunk)  # forward ...
             if upstream.at_eof():  # the body's clean end came with this chunk
