@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the mcpeek Streamable HTTP reverse proxy against a direct connection.
 
-    python tests/bench/http_relay.py [--quick] [--requests N] [--no-reference]
+    python tests/bench/http_relay.py [--quick] [--requests N] [--rounds R] [--no-reference]
                                      [--mcpeek-arg ARG]... [--profile] [--keep DIR]
 
 A plain script, not a test: it prints figures and asserts nothing about
@@ -45,6 +45,14 @@ imports and rule set-up, about 0.2 s of CPU paid once before a user's first
 request, are printed apart: in the window of a short run they counted as a
 per-request cost). The machine may have few cores: runs are strictly
 sequential, and the load average is printed at the start and the end.
+
+Each cell is measured in ``--rounds`` rounds (3; 1 with ``--quick``), the
+sides' order reversed every other round, so that a slow spell of the
+machine falls on each side in turn. A ratio in the summary is the median of
+the rounds' ratios (each round's sides ran minutes apart at most); the
+latencies, CPU and per-side lines are those of the round with the median
+rate. On a small machine whose reference relays swing by 30% from one run
+to the next, one round is a hint, not a figure.
 
 ``--profile`` adds one more mcpeek run per concurrency-32 cell with mcpeek
 under cProfile (CPU time), and prints where its time goes (not counted in
@@ -601,6 +609,9 @@ def print_profile(path: Path, label: str, requests: int | None = None, limit: in
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer requests (a quick look)")
+    parser.add_argument(
+        "--rounds", type=int, help="rounds per cell, sides alternating (3; 1 with --quick)"
+    )
     parser.add_argument("--requests", type=int, help="requests per run (default 2000)")
     parser.add_argument(
         "--no-reference",
@@ -624,6 +635,9 @@ def main() -> int:
     quick = args.quick
     n = args.requests or (500 if quick else 2000)
     warmup = 50 if quick else 200
+    rounds = args.rounds or (1 if quick else 3)
+    if rounds < 1:
+        parser.error(f"--rounds {rounds}: expected 1 or more")
     cells = [("json", 1), ("sse", 1), ("json", 8), ("sse", 8), ("json", 32), ("sse", 32)]
     sides = (
         ["direct", "mcpeek"] if args.no_reference else ["direct", "plain", "min", "bare", "mcpeek"]
@@ -646,10 +660,16 @@ def main() -> int:
     )
     say(
         f"{n} requests per run after {warmup} warm-up requests; fresh proxies per run; "
-        "latency = POST sent to whole body read"
+        f"{rounds} round(s) per cell, sides alternating; latency = POST sent to whole body read"
     )
     started = time.perf_counter()
-    results: dict[tuple[str, int, str], Run] = {}
+    rounds_of: dict[tuple[str, int, str], list[Run]] = {}  # every round's run, in order
+    results: dict[tuple[str, int, str], Run] = {}  # the run of the median rate
+
+    def ratio(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> float:
+        """The median of the rounds' ratios of ``side``'s rate to ``base``'s."""
+        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
+        return statistics.median(a.rate / b.rate for a, b in pairs)
 
     upstream = Helper([PYTHON, str(UPSTREAM)])
     try:
@@ -662,13 +682,14 @@ def main() -> int:
                     else "text/event-stream, a progress event + the result"
                 )
                 say(f"\n[{number}] {kind.upper()} responses ({what}), concurrency {concurrency}")
-                for side in sides:
+                for round_no, side in _schedule(sides, rounds):
                     run = run_cell(
                         upstream, kind, concurrency, n, warmup, side, workdir, extra, keep=args.keep
                     )
-                    results[(kind, concurrency, side)] = run
+                    rounds_of.setdefault((kind, concurrency, side), []).append(run)
+                    shown = f"{side} #{round_no}" if rounds > 1 else side
                     say(
-                        f"  {side:<6}: {run.rate:7,.0f} req/s  p50 {run.p50:7.3f} ms  "
+                        f"  {shown:<9}: {run.rate:7,.0f} req/s  p50 {run.p50:7.3f} ms  "
                         f"p99 {run.pct(0.99):7.3f} ms   {run.describe_cpu()}"
                     )
                     if run.mcpeek is not None:
@@ -691,11 +712,14 @@ def main() -> int:
                         )
                         assert run.capture is not None
                         say(f"          {run.capture.describe()}")
+                for side in sides:
+                    runs = sorted(rounds_of[(kind, concurrency, side)], key=lambda r: r.rate)
+                    results[(kind, concurrency, side)] = runs[(len(runs) - 1) // 2]
                 direct = results[(kind, concurrency, "direct")]
                 for side in sides[1:]:
                     run = results[(kind, concurrency, side)]
                     say(
-                        f"  {side}/direct: {run.rate / direct.rate:.2f}x req/s; added p50 "
+                        f"  {side}/direct: {ratio(kind, concurrency, side):.2f}x req/s; added p50 "
                         f"{run.p50 - direct.p50:+.3f} ms, "
                         f"p99 {run.pct(0.99) - direct.pct(0.99):+.3f} ms"
                     )
@@ -703,7 +727,8 @@ def main() -> int:
                 for ref in (side for side in sides if side in REFERENCES):
                     base = results[(kind, concurrency, ref)]
                     say(
-                        f"  mcpeek/{ref}: {ours.rate / base.rate:.2f}x req/s; added p50 "
+                        f"  mcpeek/{ref}: {ratio(kind, concurrency, 'mcpeek', ref):.2f}x req/s; "
+                        f"added p50 "
                         f"{ours.p50 - base.p50:+.3f} ms"
                     )
             if args.profile:
@@ -721,7 +746,7 @@ def main() -> int:
     finally:
         upstream_exit = upstream.stop()
 
-    mcpeek_runs = [r for (_, _, side), r in results.items() if side == "mcpeek"]
+    mcpeek_runs = [r for (_, _, side), runs in rounds_of.items() if side == "mcpeek" for r in runs]
     captures = [r.capture for r in mcpeek_runs if r.capture is not None]
     total_msgs = sum(c.msgs for c in captures)
     expected_msgs = sum(c.expected_msgs for c in captures)
@@ -729,9 +754,6 @@ def main() -> int:
     exits = [r.exit_code for r in mcpeek_runs]
     peak = max(r.mcpeek.memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
     worker_peak = max(r.mcpeek.worker_memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
-
-    def ratio(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> float:
-        return results[(kind, c, side)].rate / results[(kind, c, base)].rate
 
     def added(kind: str, c: int, q: float | None = None, side: str = "mcpeek") -> float:
         run, direct = results[(kind, c, side)], results[(kind, c, "direct")]
@@ -871,6 +893,15 @@ def main() -> int:
     say(f"  load average now {os.getloadavg()[0]:.2f}")
     say(f"  total time {time.perf_counter() - started:.1f} s")
     return 0
+
+
+def _schedule(sides: list[str], rounds: int) -> list[tuple[int, str]]:
+    """(round, side) in the order they run: every other round backwards."""
+    return [
+        (number, side)
+        for number in range(1, rounds + 1)
+        for side in (sides if number % 2 else sides[::-1])
+    ]
 
 
 if __name__ == "__main__":
