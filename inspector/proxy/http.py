@@ -36,7 +36,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 
 from mcpeek.inspector.proxy import http_fast, http_wire
 from mcpeek.inspector.proxy.guard import RequestGuard
-from mcpeek.inspector.proxy.http_body import ForwardedBody
+from mcpeek.inspector.proxy.http_body import BodyTooLarge, ForwardedBody
 from mcpeek.inspector.proxy.http_headers import basic_credentials, end_to_end
 from mcpeek.inspector.proxy.http_own import (
     RECORDED,
@@ -57,10 +57,6 @@ MAX_REQUEST_BODY = 256 * 1024 * 1024
 # A body announced this small is read whole, then sent in one piece: cheaper than a
 # stream for the usual JSON-RPC POST, and its memory is bounded all the same.
 SMALL_BODY = 64 * 1024
-
-
-class _BodyTooLarge(Exception):
-    pass
 
 
 class HttpRelay:
@@ -256,12 +252,13 @@ class HttpRelay:
                 chunk = await request.content.readany()
             except Exception:
                 recorder.client_failed = True  # not the upstream's doing
+                recorder.finish(complete=False)  # what came of it (the answer may be under way)
                 raise
             if not chunk:
                 break
             if recorder.size + len(chunk) > self.max_request_body:
                 recorder.size += len(chunk)
-                raise _BodyTooLarge
+                raise BodyTooLarge
             yield chunk
             recorder.feed(chunk)
         recorder.finish()

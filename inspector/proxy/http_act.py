@@ -223,9 +223,11 @@ class ActingHttpRelay(HttpRelay):
             self.injector.stream_closed(x)
         if dropped:  # the end of the body would tell the client; it waits instead
             await self._hold()
-        self.emit([Http(x=x, phase="end", reason="complete")])
+        # The client's end first: a client that leaves while it drains is recorded
+        # once, by handle, as client-closed, not also as complete.
         with contextlib.suppress(ConnectionResetError):
             await response.write_eof()
+        self.emit([Http(x=x, phase="end", reason="complete")])
         return response
 
     @staticmethod

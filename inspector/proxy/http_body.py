@@ -13,6 +13,11 @@ from __future__ import annotations
 from mcpeek.inspector.proxy.http_record import RequestRecorder
 
 
+class BodyTooLarge(Exception):
+    """The client's streamed body went over the relay's limit (the upstream connection
+    is cut with it: raised where the body is read, it comes out where the answer is)."""
+
+
 class ForwardedBody:
     """``body``, recorded by ``recorder`` (message and request head) right after it
     was written to the upstream connection, or by :meth:`record` when the exchange

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from aiohttp import web
 from multidict import CIMultiDict
 
+from mcpeek.inspector.proxy.http_body import BodyTooLarge
 from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_own import RECORDED
 from mcpeek.inspector.proxy.http_record import ResponseRecorder, is_json
 from mcpeek.inspector.proxy.rewrite import Rewriter
 from mcpeek.inspector.proxy.upstream import UpstreamClosed, UpstreamResponse
-from mcpeek.inspector.records import Http
+from mcpeek.inspector.records import Event, Http
 
 if TYPE_CHECKING:
     from mcpeek.inspector.proxy.http import HttpRelay
@@ -70,9 +71,12 @@ async def relay_response(
         try:
             return await rewriter.relay_metadata(x, headers)
         except UpstreamClosed:  # the document broke off: so does the client's connection
-            relay.emit([Http(x=x, phase="end", reason="upstream-closed")])
-            if request.transport is not None:
-                request.transport.close()
+            transport = request.transport
+            gone = transport is None or transport.is_closing()
+            reason = "client-closed" if gone else "upstream-closed"
+            relay.emit([Http(x=x, phase="end", reason=reason)])
+            if transport is not None:
+                transport.close()
             return web.Response(status=502)  # nobody is left to read it
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
     length = upstream.headers.get("Content-Length")
@@ -99,6 +103,19 @@ async def relay_response(
             request.transport.close()
     except ConnectionResetError:  # writing to the client (aiohttp's ClientConnectionResetError)
         reason = "client-closed"
+    except Exception as exc:
+        # The client's body, still streaming upstream, failed (the upstream connection
+        # was cut with it, and the failure comes out here): over the limit, or broken off.
+        reason = "refused" if isinstance(exc, BodyTooLarge) else "client-closed"
+        why = (
+            f"over the limit of {relay.max_request_body} bytes"
+            if reason == "refused"
+            else str(exc) or type(exc).__name__
+        )
+        text = f"{x}: the request body failed as the answer came ({why}): exchange cut"
+        recorder.held.append(Event(event="note", message=text))
+        if request.transport is not None:
+            request.transport.close()
     if reason == "complete" and not ended:
         await end_response(response)
     # Recorded after the client has it all: a 16 MB body or event is redacted and

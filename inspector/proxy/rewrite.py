@@ -86,7 +86,7 @@ class Rewriter:
         new_body = body
         try:
             document = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             document = None
         resource = document.get("resource") if isinstance(document, dict) else None
         notes = []
