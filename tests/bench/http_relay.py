@@ -50,9 +50,10 @@ Each cell is measured in ``--rounds`` rounds (3; 1 with ``--quick``), the
 sides' order reversed every other round, so that a slow spell of the
 machine falls on each side in turn. A ratio in the summary is the median of
 the rounds' ratios (each round's sides ran minutes apart at most); the
-latencies, CPU and per-side lines are those of the round with the median
-rate. On a small machine whose reference relays swing by 30% from one run
-to the next, one round is a hint, not a figure.
+added latencies are medians of the rounds' too; the CPU and per-side lines
+are those of the round with the median rate. On a small machine whose
+reference relays swing by 30% from one run to the next, one round is a hint,
+not a figure.
 
 ``--profile`` adds one more mcpeek run per concurrency-32 cell with mcpeek
 under cProfile (CPU time), and prints where its time goes (not counted in
@@ -635,7 +636,7 @@ def main() -> int:
     quick = args.quick
     n = args.requests or (500 if quick else 2000)
     warmup = 50 if quick else 200
-    rounds = args.rounds or (1 if quick else 3)
+    rounds = args.rounds if args.rounds is not None else (1 if quick else 3)
     if rounds < 1:
         parser.error(f"--rounds {rounds}: expected 1 or more")
     cells = [("json", 1), ("sse", 1), ("json", 8), ("sse", 8), ("json", 32), ("sse", 32)]
@@ -670,6 +671,15 @@ def main() -> int:
         """The median of the rounds' ratios of ``side``'s rate to ``base``'s."""
         pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
         return statistics.median(a.rate / b.rate for a, b in pairs)
+
+    def added(
+        kind: str, c: int, q: float | None = None, side: str = "mcpeek", base: str = "direct"
+    ) -> float:
+        """The median of the rounds' latency added by ``side`` over ``base`` (p50, or ``q``)."""
+        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
+        return statistics.median(
+            a.p50 - b.p50 if q is None else a.pct(q) - b.pct(q) for a, b in pairs
+        )
 
     upstream = Helper([PYTHON, str(UPSTREAM)])
     try:
@@ -715,21 +725,16 @@ def main() -> int:
                 for side in sides:
                     runs = sorted(rounds_of[(kind, concurrency, side)], key=lambda r: r.rate)
                     results[(kind, concurrency, side)] = runs[(len(runs) - 1) // 2]
-                direct = results[(kind, concurrency, "direct")]
                 for side in sides[1:]:
-                    run = results[(kind, concurrency, side)]
                     say(
                         f"  {side}/direct: {ratio(kind, concurrency, side):.2f}x req/s; added p50 "
-                        f"{run.p50 - direct.p50:+.3f} ms, "
-                        f"p99 {run.pct(0.99) - direct.pct(0.99):+.3f} ms"
+                        f"{added(kind, concurrency, side=side):+.3f} ms, "
+                        f"p99 {added(kind, concurrency, 0.99, side):+.3f} ms"
                     )
-                ours = results[(kind, concurrency, "mcpeek")]
                 for ref in (side for side in sides if side in REFERENCES):
-                    base = results[(kind, concurrency, ref)]
                     say(
                         f"  mcpeek/{ref}: {ratio(kind, concurrency, 'mcpeek', ref):.2f}x req/s; "
-                        f"added p50 "
-                        f"{ours.p50 - base.p50:+.3f} ms"
+                        f"added p50 {added(kind, concurrency, base=ref):+.3f} ms"
                     )
             if args.profile:
                 for kind in ("json", "sse"):
@@ -754,10 +759,6 @@ def main() -> int:
     exits = [r.exit_code for r in mcpeek_runs]
     peak = max(r.mcpeek.memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
     worker_peak = max(r.mcpeek.worker_memory.hwm_kb for r in mcpeek_runs if r.mcpeek) / 1024
-
-    def added(kind: str, c: int, q: float | None = None, side: str = "mcpeek") -> float:
-        run, direct = results[(kind, c, side)], results[(kind, c, "direct")]
-        return run.p50 - direct.p50 if q is None else run.pct(q) - direct.pct(q)
 
     rows: list[tuple[str, str, str, bool | None]] = []
     for kind, c in (("json", 8), ("sse", 8), ("json", 32), ("sse", 32)):
