@@ -52,26 +52,46 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     scan_strings = "\\" in raw or (bool(scanned[0]) and bool(detector.spans(raw, scanned)))
     if not named and not scan_strings:
         return None
-    try:
-        document = msgspec.json.decode(raw)
-    except msgspec.DecodeError:  # not JSON: redact it as text
-        return detector.redact(raw) if scan_strings else None
     secrets: set[str] = set()
     keep: set[str] = set()
-    oauth = not (isinstance(document, dict) and "jsonrpc" in document)
-    _collect(document, secrets, keep, oauth=oauth, top=True)
-    if not secrets and not scan_strings:
-        return None
+    try:
+        document = msgspec.json.decode(raw)
+        oauth = not (isinstance(document, dict) and "jsonrpc" in document)
+        _collect(document, secrets, keep, oauth=oauth, top=True)
+    except msgspec.DecodeError:  # not JSON: redact it as text
+        return detector.redact(raw) if scan_strings else None
+    except RecursionError:  # nested too deeply to walk: a credential's member is
+        # found by its place alone (see literal), and nothing is known to keep
+        secrets.clear()
+        keep.clear()
+        oauth = '"jsonrpc"' not in raw
+    else:
+        if not secrets and not scan_strings:
+            return None
+    secret_value_at = -1  # where the value of a member named like a credential begins
 
     def literal(match: re.Match[str]) -> str:
+        nonlocal secret_value_at
         text = match.group()
         value = text[1:-1]
         if "\\" in value:
             value = json.loads(text)
+        after_key = _AFTER_KEY.match(raw, match.end())
+        if after_key is not None:  # a member's name: its value may be a secret
+            named = value not in STRUCTURAL_FIELDS and (
+                is_secret_field(value) or (oauth and value in OAUTH_PARAMS)
+            )
+            secret_value_at = after_key.end() if named else -1
+        elif secret_value_at >= 0 and not raw[secret_value_at : match.start()].strip():
+            # By its place: a name given twice ({"password": "a", "password": "b"})
+            # decodes to its last value only, and a document too deep to walk to none.
+            secret_value_at = -1
+            return f'"{marker(value)}"'
+        else:
+            secret_value_at = -1
         if value in keep:
             return text
-        is_key = _AFTER_KEY.match(raw, match.end()) is not None
-        if value in secrets and not is_key:
+        if value in secrets and after_key is None:
             return f'"{marker(value)}"'
         redacted = detector.redact(value) if scan_strings else None
         if redacted is None:

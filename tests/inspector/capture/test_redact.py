@@ -233,3 +233,31 @@ def test_the_original_an_act_record_keeps_is_redacted_like_its_message(tmp_path:
     (_, kept), data = recorded(tmp_path, act)
     assert b"hunter2" not in data
     assert json.loads(kept.raw)["params"]["password"] == marker("hunter2")
+
+
+def test_a_credential_named_twice_has_both_values_redacted(tmp_path: Path) -> None:
+    # A decoded object keeps a name's last value only: the first was left in the
+    # capture as sent.
+    raw = '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password":"first","password":"last"}}'
+    (_, msg), data = recorded(tmp_path, Msg(dir="c2s", ch="x1", raw=raw))
+    assert b"first" not in data and b"last" not in data
+    assert (
+        wire_bytes(msg)
+        == raw.replace('"first"', json.dumps(marker("first")))
+        .replace('"last"', json.dumps(marker("last")))
+        .encode()
+    )
+
+
+def test_a_message_nested_too_deeply_to_decode_is_recorded_and_its_password_redacted(
+    tmp_path: Path,
+) -> None:
+    # msgspec refuses to decode it (RecursionError): the whole batch used to be lost.
+    deep = "[" * 2000 + "]" * 2000
+    params = f'{{"password":"hunter2","a":{deep},"progressToken":"p-1"}}'
+    raw = f'{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{params}}}'
+    ping = Msg(dir="c2s", ch="x1", raw='{"jsonrpc":"2.0","id":3,"method":"ping"}')
+    (_, msg, after), data = recorded(tmp_path, Msg(dir="c2s", ch="x1", raw=raw), ping)
+    assert b"hunter2" not in data
+    assert wire_bytes(msg) == raw.replace('"hunter2"', json.dumps(marker("hunter2"))).encode()
+    assert wire_bytes(after) == wire_bytes(ping)
