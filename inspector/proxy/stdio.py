@@ -120,8 +120,33 @@ class StdioRelay(LifecycleShell):
 
     # -- the run --------------------------------------------------------------
     async def run(self) -> int:
+        widen_pipe(self.stdin_fd)
+        widen_pipe(self.stdout_fd)
+        modes = keep_blocking_modes((self.stdin_fd, self.stdout_fd))
+        try:
+            return await self._run()
+        finally:
+            restore_blocking_modes(modes)
+
+    async def _run(self) -> int:
         loop = asyncio.get_running_loop()
         self._done = loop.create_future()
+        # From the start: a signal that comes while the server is being started is
+        # forwarded once it runs, where mcpeek died of it and left the server running.
+        for sig in FORWARDED_SIGNALS:
+            loop.add_signal_handler(sig, self._forward_signal, sig)
+        try:
+            return await self._spawn_and_relay(loop)
+        finally:
+            for sig in FORWARDED_SIGNALS:
+                loop.remove_signal_handler(sig)
+
+    async def _spawn_and_relay(self, loop: asyncio.AbstractEventLoop) -> int:
+        # The client's stdout is connected before the server starts: a server that
+        # writes at once (its output read as soon as it runs) has somewhere to write
+        # to, where its first bytes were counted as "the client went away".
+        client_out_proto = ClientOut(self)
+        self._client_out = await connect_writer(loop, self.stdout_fd, lambda: client_out_proto)
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: ServerSide(self),
@@ -137,56 +162,48 @@ class StdioRelay(LifecycleShell):
             reason = _spawn_error(self.command, exc)
             self._observe(self.tap.event, "note", message=reason)
             self.console.say(reason, force=True)
+            self._client_out.close()  # (not the fd: the writer never closes it)
             return SPAWN_FAILED
-        self._process = transport
+        self.server_started(transport)
         self.spawned = True
         if self.on_spawned is not None:
             self.on_spawned()
         try:
-            return await self._relay(transport)
+            return await self._relay(transport, client_out_proto)
         except BaseException:
             self._signal_server(signal.SIGKILL)  # never leave the server orphaned
             raise
         finally:
             transport.close()
 
-    async def _relay(self, transport: asyncio.SubprocessTransport) -> int:
+    async def _relay(
+        self, transport: asyncio.SubprocessTransport, client_out_proto: ClientOut
+    ) -> int:
         self._server_in = transport.get_pipe_transport(0)
         self.server_out = transport.get_pipe_transport(1)
         for pipe in (self._server_in, self.server_out):
             widen_transport_pipe(pipe)
         widen_reads(self.server_out)
-        widen_pipe(self.stdin_fd)
-        widen_pipe(self.stdout_fd)
         self._observe(self.tap.event, "spawn", pid=transport.get_pid())
-
-        client_out_proto = ClientOut(self)
-        modes = keep_blocking_modes((self.stdin_fd, self.stdout_fd))
         server_err = self._server_err = transport.get_pipe_transport(2)
         # A stderr nobody drains slows the server's stderr, as without mcpeek; it
         # must never stall the relay of stdin and stdout.
         self.console.follow_backpressure(
             lambda: self.pause(server_err), lambda: self.resume(server_err), self.client_err_lost
         )
-        try:
-            return await self._relay_client(transport, client_out_proto)
-        finally:
-            restore_blocking_modes(modes)
+        return await self._relay_client(transport, client_out_proto)
 
     async def _relay_client(
         self, transport: asyncio.SubprocessTransport, client_out_proto: ClientOut
     ) -> int:
         loop = asyncio.get_running_loop()
-        self._client_out = await connect_writer(loop, self.stdout_fd, lambda: client_out_proto)
         self.client_in = await connect_reader(loop, self.stdin_fd, lambda: ClientIn(self))
         widen_reads(self.client_in)
-        for sig in FORWARDED_SIGNALS:
-            loop.add_signal_handler(sig, self._forward_signal, sig)
         ticker = loop.create_task(self._tick())
         try:
             await self._done  # type: ignore[misc]
         finally:
-            for sig in FORWARDED_SIGNALS:
+            for sig in FORWARDED_SIGNALS:  # (the client's last bytes drain without them)
                 loop.remove_signal_handler(sig)
             ticker.cancel()
         code = transport.get_returncode()

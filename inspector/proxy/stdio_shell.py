@@ -56,6 +56,7 @@ class LifecycleShell:
         self._server_in: Any = None
         self._server_err: Any = None
         self._process: asyncio.SubprocessTransport | None = None
+        self._unsent_signal: int | None = None  # came before the server ran: sent once it does
         self._done: asyncio.Future[None] | None = None
         self._client_eof_seen = False
         self._closing_client_out = False  # we closed it (vs. the client going away)
@@ -100,6 +101,12 @@ class LifecycleShell:
         self.lifecycle.server_exited(asyncio.get_running_loop().time())
         self._check_done()
 
+    def server_started(self, process: asyncio.SubprocessTransport) -> None:
+        """The server runs: a signal that came while it was being started reaches it now."""
+        self._process = process
+        if self._unsent_signal is not None:
+            self._signal_server(self._unsent_signal)
+
     def _forward_signal(self, sig: int) -> None:
         self._carry_out(self.lifecycle.signal_received(sig))
 
@@ -135,7 +142,10 @@ class LifecycleShell:
             self._done.set_result(None)
 
     def _signal_server(self, sig: int) -> None:
-        if self._process is None or self._process.get_returncode() is not None:
+        if self._process is None:
+            self._unsent_signal = sig  # (see server_started)
+            return
+        if self._process.get_returncode() is not None:
             return
         pid = self._process.get_pid()
         try:

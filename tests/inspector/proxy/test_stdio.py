@@ -531,3 +531,48 @@ def test_client_data_after_the_server_closed_its_stdin_is_marked_undelivered(
     assert sent[0] < notes[0].seq < sent[-1]
     # mcpeek stopped reading when the server exited: that is no EOF from the client.
     assert "client-eof" not in [e.event for e in events(records)]
+
+
+def test_a_server_that_writes_at_once_reaches_the_client(capture_path: Path) -> None:
+    # Its output is read as soon as it runs: it used to come before mcpeek had
+    # connected its own stdout, and was counted as "the client went away".
+    hello = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}\n'
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    script = f"printf '%s\\n' '{hello.decode().strip()}'; exec cat"
+    for _ in range(3):  # (a race, lost every time before)
+        capture_path.unlink(missing_ok=True)
+        argv = mcpeek_argv("stdio", "-q", "--no-check", "-w", str(capture_path), "--")
+        proc = run([*argv, "sh", "-c", script], stdin=ping)
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert proc.stdout == hello + ping
+        assert b"went away" not in proc.stderr
+        _, records, _ = read_records(capture_path)
+        assert stream_bytes(records, "s2c") == hello + ping
+
+
+def test_a_sigterm_as_the_server_starts_is_forwarded_to_it(capture_path: Path) -> None:
+    # The signal handlers used to be installed only once both of the client's pipes
+    # were connected: a SIGTERM just after the spawn killed mcpeek and left the
+    # server (in its own process group) running.
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    for _ in range(3):  # (a race, lost about every other time before)
+        capture_path.unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [*mcpeek_argv("stdio", "-q", "--no-check", "-w", str(capture_path), "--"), *sleeper],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 20
+        while not (capture_path.exists() and b'"spawn"' in capture_path.read_bytes()):
+            assert time.monotonic() < deadline, "no spawn event"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 128 + signal.SIGTERM, err.decode()
+        _, records, _ = read_records(capture_path)
+        (spawn,) = [e for e in events(records) if e.event == "spawn"]
+        exits = [e for e in events(records) if e.event == "exit"]
+        assert [e.signal for e in exits] == [signal.SIGTERM]  # the server died of it
+        assert spawn.pid is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(spawn.pid, 0)
