@@ -127,7 +127,8 @@ class ThreadReader:
 
     def _deliver(self, chunk: bytes) -> None:
         try:
-            self._protocol.data_received(chunk)
+            if not self._closing:  # (read as it was closed: never delivered, as a pipe's)
+                self._protocol.data_received(chunk)
         finally:
             self._taken.set()
 
@@ -156,8 +157,13 @@ class ThreadReader:
         return self._closing
 
     def close(self) -> None:
+        if self._closing:
+            return
         self._closing = True
         self._running.set()
+        # As a pipe's transport does: the protocol learns that reading ended (the
+        # relay then records what it holds of an unfinished line).
+        self._loop.call_soon(self._protocol.connection_lost, None)
 
 
 class BlockingWriter:

@@ -576,3 +576,32 @@ def test_a_sigterm_as_the_server_starts_is_forwarded_to_it(capture_path: Path) -
         assert spawn.pid is not None
         with pytest.raises(ProcessLookupError):
             os.kill(spawn.pid, 0)
+
+
+def test_an_unfinished_line_from_a_stdin_file_is_recorded_when_the_server_exits(
+    tmp_path: Path, capture_path: Path
+) -> None:
+    # As from a pipe: the part of the line mcpeek read is recorded, marked partial.
+    # From a file it was left out (the file's reader never said that reading ended).
+    requests = tmp_path / "requests.jsonl"
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    requests.write_bytes(ping + b'{"big":"' + b"y" * (8 << 20) + b'"')
+    server = (
+        "import os\n"
+        "got = b''\n"
+        "while b'\\n' not in got: got += os.read(0, 1)\n"
+        "n = 0\n"
+        "while n < 500_000: n += len(os.read(0, 500_000 - n))\n"
+        'os.write(1, b\'{"jsonrpc":"2.0","id":1,"result":{}}\\n\')\n'
+    )
+    argv = mcpeek_argv("stdio", "-q", "--no-check", "-w", str(capture_path), "--")
+    with requests.open("rb") as stdin:
+        proc = subprocess.run(
+            [*argv, sys.executable, "-c", server], stdin=stdin, capture_output=True, timeout=60
+        )
+    assert proc.returncode == 0, proc.stderr.decode()
+    _, records, _ = read_records(capture_path)
+    sent = [r for r in records if isinstance(r, Msg) and r.dir == "c2s"]
+    assert [bool(m.partial) for m in sent] == [False, True]
+    partial = stream_bytes(records, "c2s")[len(ping) :]
+    assert len(partial) >= 500_000 - len(ping) and requests.read_bytes().startswith(ping + partial)
