@@ -78,9 +78,7 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
             value = json.loads(text)
         after_key = _AFTER_KEY.match(raw, match.end())
         if after_key is not None:  # a member's name: its value may be a secret
-            named = value not in STRUCTURAL_FIELDS and (
-                is_secret_field(value) or (oauth and value in OAUTH_PARAMS)
-            )
+            named = _names_a_credential(value, oauth=oauth)
             secret_value_at = after_key.end() if named else -1
         elif secret_value_at >= 0 and not raw[secret_value_at : match.start()].strip():
             # By its place: a name given twice ({"password": "a", "password": "b"})
@@ -156,10 +154,18 @@ def _collect(node: Any, secrets: set[str], keep: set[str], *, oauth: bool, top: 
                 keep.add(value)
             elif not isinstance(value, str):
                 _collect(value, secrets, keep, oauth=oauth, top=False)
-        elif is_secret_field(name) or (oauth and name in OAUTH_PARAMS):
+        elif _names_a_credential(name, oauth=oauth):
             secrets.update(s for s in _strings(value) if s)
         else:
             _collect(value, secrets, keep, oauth=oauth, top=False)
+
+
+def _names_a_credential(name: str, *, oauth: bool) -> bool:
+    """Whether a member called ``name`` holds a credential (``oauth``: in a document
+    that is no JSON-RPC message, the OAuth parameters too); never a structural one."""
+    return name not in STRUCTURAL_FIELDS and (
+        is_secret_field(name) or (oauth and name in OAUTH_PARAMS)
+    )
 
 
 def _strings(node: Any) -> Iterator[str]:

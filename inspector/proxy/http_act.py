@@ -30,6 +30,7 @@ from mcpeek.inspector.proxy.http_headers import end_to_end
 from mcpeek.inspector.proxy.http_inject import LISTEN, HttpInjector
 from mcpeek.inspector.proxy.http_own import RECORDED, answer_itself, client_gone, own_headers
 from mcpeek.inspector.proxy.http_record import RequestRecorder, is_json, marking
+from mcpeek.inspector.proxy.http_response import upstream_broke_off
 from mcpeek.inspector.proxy.sse import SseBlocks, message_event
 from mcpeek.inspector.proxy.upstream import UpstreamClosed, UpstreamError, UpstreamResponse
 from mcpeek.inspector.records import Direction, Event, Http, Msg, SeqRecord, text_fields
@@ -211,13 +212,11 @@ class ActingHttpRelay(HttpRelay):
                         if state == CUT:
                             return response
                         dropped = dropped or state == DROPPED
-        except (UpstreamClosed, ConnectionResetError) as exc:
-            transport = request.transport
-            if not isinstance(exc, UpstreamClosed) or transport is None or transport.is_closing():
-                self.emit([Http(x=x, phase="end", reason="client-closed")])
-            else:  # the client's stream ends the same way: no clean end of body
-                self.emit([Http(x=x, phase="end", reason="upstream-closed")])
-                transport.close()
+        except UpstreamClosed:
+            self.emit([Http(x=x, phase="end", reason=upstream_broke_off(request))])
+            return response
+        except ConnectionResetError:  # writing to the client
+            self.emit([Http(x=x, phase="end", reason="client-closed")])
             return response
         finally:
             self.injector.stream_closed(x)

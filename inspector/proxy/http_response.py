@@ -70,13 +70,8 @@ async def relay_response(
     if rewriter is not None and rewriter.wants_body(content_type):
         try:
             return await rewriter.relay_metadata(x, headers)
-        except UpstreamClosed:  # the document broke off: so does the client's connection
-            transport = request.transport
-            gone = transport is None or transport.is_closing()
-            reason = "client-closed" if gone else "upstream-closed"
-            relay.emit([Http(x=x, phase="end", reason=reason)])
-            if transport is not None:
-                transport.close()
+        except UpstreamClosed:  # the document broke off
+            relay.emit([Http(x=x, phase="end", reason=upstream_broke_off(request))])
             return web.Response(status=502)  # nobody is left to read it
     response = web.StreamResponse(status=upstream.status, reason=upstream.reason, headers=headers)
     length = upstream.headers.get("Content-Length")
@@ -95,12 +90,7 @@ async def relay_response(
                 ended = await end_response(response)  # the client's end goes before recording
             recorder.feed(chunk)  # ... then observe what the upstream sent
     except UpstreamClosed:
-        if request.transport is None or request.transport.is_closing():
-            reason = "client-closed"
-        else:
-            reason = "upstream-closed"
-            # Close the client's stream the same way: no clean end of body.
-            request.transport.close()
+        reason = upstream_broke_off(request)
     except ConnectionResetError:  # writing to the client (aiohttp's ClientConnectionResetError)
         reason = "client-closed"
     except Exception as exc:
@@ -122,6 +112,17 @@ async def relay_response(
     # written while the client reads, not before it sees the end.
     recorder.finish(reason)
     return response
+
+
+def upstream_broke_off(request: web.BaseRequest) -> str:
+    """The end reason of an exchange whose upstream body broke off: ``client-closed``
+    when the client had gone already, else ``upstream-closed``, and the client's
+    connection is closed the same way (no clean end of body)."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        return "client-closed"
+    transport.close()
+    return "upstream-closed"
 
 
 async def end_response(response: web.StreamResponse) -> bool:
