@@ -51,7 +51,8 @@ sides' order reversed every other round, so that a slow spell of the
 machine falls on each side in turn. A ratio in the summary is the median of
 the rounds' ratios (each round's sides ran minutes apart at most); the
 added latencies are medians of the rounds' too; the CPU and per-side lines
-are those of the round with the median rate. On a small machine whose
+are those of the round with the median rate; a throughput target's row
+also shows its rounds' lowest and highest ratio. On a small machine whose
 reference relays swing by 30% from one run to the next, one round is a hint,
 not a figure.
 
@@ -672,6 +673,13 @@ def main() -> int:
         pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
         return statistics.median(a.rate / b.rate for a, b in pairs)
 
+    def spread(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> str:
+        """The rounds' lowest and highest ratio (``; rounds LO-HIx``), ``""`` for one
+        round: how far one round's figure can be trusted on the machine of the day."""
+        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
+        each = sorted(a.rate / b.rate for a, b in pairs)
+        return f"; rounds {each[0]:.2f}-{each[-1]:.2f}x" if len(each) > 1 else ""
+
     def added(
         kind: str, c: int, q: float | None = None, side: str = "mcpeek", base: str = "direct"
     ) -> float:
@@ -770,7 +778,8 @@ def main() -> int:
             rows.append(
                 (
                     f"{kind.upper()} c={c} throughput, mcpeek/plain "
-                    f"(plain/direct {ratio(kind, c, 'plain'):.2f}x < {TARGETS['plain_below']})",
+                    f"(plain/direct {ratio(kind, c, 'plain'):.2f}x < {TARGETS['plain_below']}"
+                    f"{spread(kind, c, 'mcpeek', 'plain')})",
                     f"{of_plain:.2f}x",
                     f">= {TARGETS['of_plain']}x",
                     of_plain >= TARGETS["of_plain"],
@@ -779,7 +788,8 @@ def main() -> int:
             continue
         rows.append(
             (
-                f"{kind.upper()} c={c} throughput, mcpeek/direct",
+                f"{kind.upper()} c={c} throughput, mcpeek/direct"
+                + (f" ({spread(kind, c)[2:]})" if spread(kind, c) else ""),
                 f"{r:.2f}x",
                 f">= {target}x",
                 r >= target,
