@@ -30,6 +30,7 @@ from mcpeek.inspector.capture.opening import (
     salvage_reader,
     why_reading_stopped,
 )
+from mcpeek.inspector.capture.polling import Polling
 from mcpeek.inspector.records import FORMAT_NAME, FORMAT_VERSION, KNOWN_KINDS, AnyRecord, Header
 
 # CaptureError is raised here too, and imported from here by most of its callers.
@@ -70,11 +71,13 @@ class CaptureReader:
         *,
         follow: bool = False,
         stop: Callable[[], bool] | None = None,
-        poll_interval: float = 0.05,
+        poll_interval: float | Polling = 0.05,
         idle_timeout: float | None = None,
     ) -> Iterator[AnyRecord]:
-        """Yield every record after the header (the header is in :attr:`header`)."""
+        """Yield every record after the header (the header is in :attr:`header`).
+        ``poll_interval``: seconds between looks while following, or a :class:`Polling`."""
         read_error: str | None = None
+        polling = poll_interval if isinstance(poll_interval, Polling) else Polling(poll_interval)
         with ExitStack() as files:
             stream = open_capture(self.path)
             files.callback(stream.close)
@@ -99,6 +102,7 @@ class CaptureReader:
                 if chunk:
                     self.bytes_read += len(chunk)
                     last_data = time.monotonic()
+                    polling.came()
                     cut = chunk.rfind(b"\n") + 1
                     if not cut:
                         unfinished += chunk
@@ -129,7 +133,7 @@ class CaptureReader:
                     break
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     break
-                time.sleep(poll_interval)
+                polling.idle()
             tail = bytes(unfinished)
             if tail.strip():
                 self.problems.append(
@@ -150,7 +154,7 @@ class CaptureReader:
         *,
         follow: bool = False,
         stop: Callable[[], bool] | None = None,
-        poll_interval: float = 0.05,
+        poll_interval: float | Polling = 0.05,
         idle_timeout: float | None = None,
     ) -> Generator[Header | AnyRecord, None, None]:
         """The header, then every record: the order an Analyzer takes them in.

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from mcpeek.inspector.capture.polling import Polling
 from mcpeek.inspector.capture.reader import CaptureReader
 from mcpeek.inspector.records import AnyRecord, Event, Header, Record
 
@@ -44,7 +45,7 @@ def run_capture(
     follow: bool = False,
     until_exit: bool = True,
     stop: Callable[[], bool] | None = None,
-    poll_interval: float = 0.05,
+    poll_interval: float | Polling = 0.05,
     each: Callable[[AnyRecord], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> bool:

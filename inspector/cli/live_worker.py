@@ -43,6 +43,7 @@ import msgspec
 from mcpeek.inspector import gctune, memtune
 from mcpeek.inspector.analysis import NOTIFICATION_WINDOW, AnalysisListener, Analyzer
 from mcpeek.inspector.analysis.guarded import GuardedAnalyzer
+from mcpeek.inspector.capture.polling import Polling
 from mcpeek.inspector.capture.reader import CaptureError, CaptureReader
 from mcpeek.inspector.capture.run import Analysis, run_capture
 from mcpeek.inspector.cli.live import CUT, DONE, STOP
@@ -50,6 +51,12 @@ from mcpeek.inspector.cli.live_protocol import Checked, FlowLine, Found, Ready, 
 from mcpeek.inspector.records import Header, Record, Violation
 from mcpeek.inspector.views.flowline import FlowPrinter
 from mcpeek.inspector.views.in_flight import DEFAULT_SLOW, InFlight, SlowCalls
+
+# Seconds between looks at the capture: while traffic comes, and at most once it
+# stopped (an idle session's worker wakes 4 times a second, not 50; a hung call's
+# flag and the clock's ticks come at most that late).
+POLL_SHORTEST = 0.02
+POLL_LONGEST = 0.25
 
 
 class ProxyCommands:
@@ -59,6 +66,8 @@ class ProxyCommands:
         self.done = threading.Event()  # stop following once the end is read
         self.stop = threading.Event()  # stop now
         self.cut = threading.Event()  # the capture stops short: no judging by its end
+        # Set with done or stop: cuts short a wait between looks at the capture.
+        self.told = threading.Event()
         self.gone = False  # EOF without "done": the proxy died
 
     def listen(self, source: BinaryIO) -> None:
@@ -80,10 +89,13 @@ class ProxyCommands:
                 self.cut.set()
             if DONE in said:
                 self.done.set()
+            if self.stop.is_set() or self.done.is_set():
+                self.told.set()
         if not self.done.is_set():
             self.gone = True
             self.stop.set()
         self.done.set()
+        self.told.set()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,7 +190,7 @@ def _check(args: argparse.Namespace) -> int:
             until_exit=False,
             stop=proxy.done.is_set,
             cancelled=proxy.stop.is_set,
-            poll_interval=0.02,
+            poll_interval=Polling(POLL_SHORTEST, POLL_LONGEST, proxy.told.wait),
         )
     except CaptureError as exc:
         if not proxy.gone:

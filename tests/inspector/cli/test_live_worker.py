@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -275,3 +276,88 @@ def test_the_worker_feeds_the_analyzer_guarded_and_counts_what_it_checked(
     traffic.feed(first)
     with pytest.raises(BrokenPipeError):
         traffic.feed(second)
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (live.DONE, True),
+        (live.STOP, True),
+        (live.CUT, False),  # the capture stops short: the worker goes on following
+        (live.CUT + live.DONE, True),
+    ],
+)
+def test_done_or_stop_cuts_a_wait_between_looks_short(said: bytes, told: bool) -> None:
+    """``told`` ends the worker's wait between looks at the capture (up to
+    POLL_LONGEST once idle): a worker told it is done does not sleep first."""
+    commands = live_worker.ProxyCommands()
+    heard = threading.Event()
+    source = _Held(said, heard)
+    thread = threading.Thread(target=commands.listen, args=(source,), daemon=True)
+    thread.start()
+    assert heard.wait(5)
+    source.settled.wait(5)
+    assert commands.told.is_set() is told
+    source.release.set()  # EOF: the proxy is gone, and any wait ends
+    thread.join(5)
+    assert commands.told.is_set()
+
+
+class _Held(io.RawIOBase):
+    """Gives ``said`` in one read, then blocks until released (a proxy still there)."""
+
+    def __init__(self, said: bytes, heard: threading.Event) -> None:
+        self._said = said
+        self._heard = heard
+        self.settled = threading.Event()  # the listener is back for more
+        self.release = threading.Event()
+
+    def read(self, size: int = -1) -> bytes:
+        if self._said:
+            said, self._said = self._said, b""
+            self._heard.set()
+            return said
+        self.settled.set()
+        self.release.wait(5)
+        return b""
+
+
+def _voluntary_switches(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return sum(
+        int(line.split()[1]) for line in status.splitlines() if line.startswith("voluntary_ctxt")
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_worker_beside_an_idle_session_seldom_wakes(tmp_path: Path) -> None:
+    """Once nothing comes, the worker looks at the capture at most 4 times a second
+    (POLL_LONGEST), not 50: over two idle seconds, far fewer than 100 wake-ups."""
+    b = RecordBuilder()
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcpeek.inspector.cli.live_worker",
+            str(b.save(tmp_path / "c.jsonl")),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        assert decoder().decode(worker.stdout.readline()) == Ready()
+        time.sleep(1.0)  # the waits grow to their longest
+        before = _voluntary_switches(worker.pid)
+        time.sleep(2.0)
+        woke = _voluntary_switches(worker.pid) - before
+        worker.stdin.write(live.DONE)
+        worker.stdin.close()
+        said = [decoder().decode(line) for line in worker.stdout.read().splitlines()]
+        assert said[-1] == Checked(1)  # (after its findings: the ping got no answer)
+    finally:
+        worker.kill()
+        worker.wait()
+        worker.stdout.close()
+    assert woke < 40, woke
