@@ -19,6 +19,7 @@ from mcpeek.inspector.records import Msg
 from mcpeek.inspector.testing.records import RecordBuilder
 
 DEEP = "[" * 5000 + "]" * 5000
+WORKER = [sys.executable, "-m", "mcpeek.inspector.cli.live_worker"]
 
 
 def capture(tmp_path: Path) -> Path:
@@ -43,7 +44,7 @@ def rules_of(out: str) -> set[tuple[str, int]]:
 
 def test_messages_nested_too_deep_do_not_stop_the_checks(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(capture(tmp_path))],
+        [*WORKER, str(capture(tmp_path))],
         input=live.DONE.decode(),  # the proxy is done: read the capture to its end
         capture_output=True,
         text=True,
@@ -97,7 +98,7 @@ def busy_capture(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("gone", ["stdin", "stdout", "both"])
 def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone: str) -> None:
     worker = subprocess.Popen(
-        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(busy_capture(tmp_path))],
+        [*WORKER, str(busy_capture(tmp_path))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -123,9 +124,7 @@ def test_the_worker_speaks_typed_lines_and_a_violation_keeps_its_context(tmp_pat
     b.raw('{"jsonrpc":"1.0","id":7,"method":"ping"}')
     proc = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "mcpeek.inspector.cli.live_worker",
+            *WORKER,
             "--flows",
             str(b.save(tmp_path / "c.jsonl")),
         ],
@@ -158,7 +157,7 @@ def test_a_request_left_unanswered_is_reported_while_the_worker_follows(tmp_path
             Msg(dir="c2s", ch="stdio", raw='{"jsonrpc":"2.0","id":2,"method":"ping"}', t=long_ago)
         )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)],
+        [*WORKER, str(path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
@@ -184,7 +183,7 @@ def test_flow_lines_tell_of_a_call_in_flight_past_slow(tmp_path: Path) -> None:
     b = RecordBuilder(start=time.time() - 10)
     b.request("tools/call", {"name": "hang", "arguments": {}}, id=1)
     path = b.save(tmp_path / "hung.jsonl")
-    worker = [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)]
+    worker = [*WORKER, str(path)]
     proc = subprocess.run(
         [*worker, "--flows", "--no-check", "--slow", "1"],
         input=live.DONE.decode(),
@@ -212,7 +211,7 @@ def test_a_capture_cut_short_leaves_no_request_unanswered_by_its_end(
     b.request("tools/list", id=2)  # its answer reached the client, not the file
     path = b.save(tmp_path / "cut.jsonl")
     proc = subprocess.run(
-        [sys.executable, "-m", "mcpeek.inspector.cli.live_worker", str(path)],
+        [*WORKER, str(path)],
         input=(live.CUT if cut else b"") + live.DONE,
         capture_output=True,
         timeout=60,
@@ -336,12 +335,7 @@ def test_a_worker_beside_an_idle_session_seldom_wakes(tmp_path: Path) -> None:
     b = RecordBuilder()
     b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpeek.inspector.cli.live_worker",
-            str(b.save(tmp_path / "c.jsonl")),
-        ],
+        [*WORKER, str(b.save(tmp_path / "c.jsonl"))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
