@@ -295,7 +295,7 @@ def test_done_or_stop_cuts_a_wait_between_looks_short(said: bytes, told: bool) -
     thread = threading.Thread(target=commands.listen, args=(source,), daemon=True)
     thread.start()
     assert heard.wait(5)
-    source.settled.wait(5)
+    assert source.settled.wait(5)  # the listener is back for more: it took what was said
     assert commands.told.is_set() is told
     source.release.set()  # EOF: the proxy is gone, and any wait ends
     thread.join(5)
