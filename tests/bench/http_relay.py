@@ -668,17 +668,20 @@ def main() -> int:
     rounds_of: dict[tuple[str, int, str], list[Run]] = {}  # every round's run, in order
     results: dict[tuple[str, int, str], Run] = {}  # the run of the median rate
 
+    def ratios(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> list[float]:
+        """Each round's ratio of ``side``'s rate to ``base``'s, lowest first."""
+        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
+        return sorted(a.rate / b.rate for a, b in pairs)
+
     def ratio(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> float:
         """The median of the rounds' ratios of ``side``'s rate to ``base``'s."""
-        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
-        return statistics.median(a.rate / b.rate for a, b in pairs)
+        return statistics.median(ratios(kind, c, side, base))
 
     def spread(kind: str, c: int, side: str = "mcpeek", base: str = "direct") -> str:
-        """The rounds' lowest and highest ratio (``; rounds LO-HIx``), ``""`` for one
-        round: how far one round's figure can be trusted on the machine of the day."""
-        pairs = zip(rounds_of[(kind, c, side)], rounds_of[(kind, c, base)], strict=True)
-        each = sorted(a.rate / b.rate for a, b in pairs)
-        return f"; rounds {each[0]:.2f}-{each[-1]:.2f}x" if len(each) > 1 else ""
+        """``rounds LO-HIx``, the rounds' lowest and highest ratio (``""`` for one
+        round): how far one round's figure can be trusted on the machine of the day."""
+        each = ratios(kind, c, side, base)
+        return f"rounds {each[0]:.2f}-{each[-1]:.2f}x" if len(each) > 1 else ""
 
     def added(
         kind: str, c: int, q: float | None = None, side: str = "mcpeek", base: str = "direct"
@@ -775,21 +778,23 @@ def main() -> int:
         if "plain" in sides and ratio(kind, c, "plain") < TARGETS["plain_below"]:
             # The issue's fallback: the machine of the day cannot relay at 0.7x at all.
             of_plain = ratio(kind, c, "mcpeek", "plain")
+            rounds = spread(kind, c, "mcpeek", "plain")
             rows.append(
                 (
                     f"{kind.upper()} c={c} throughput, mcpeek/plain "
                     f"(plain/direct {ratio(kind, c, 'plain'):.2f}x < {TARGETS['plain_below']}"
-                    f"{spread(kind, c, 'mcpeek', 'plain')})",
+                    f"{'; ' + rounds if rounds else ''})",
                     f"{of_plain:.2f}x",
                     f">= {TARGETS['of_plain']}x",
                     of_plain >= TARGETS["of_plain"],
                 )
             )
             continue
+        rounds = spread(kind, c)
         rows.append(
             (
                 f"{kind.upper()} c={c} throughput, mcpeek/direct"
-                + (f" ({spread(kind, c)[2:]})" if spread(kind, c) else ""),
+                + (f" ({rounds})" if rounds else ""),
                 f"{r:.2f}x",
                 f">= {target}x",
                 r >= target,
