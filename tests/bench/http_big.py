@@ -102,7 +102,7 @@ async def exchange(origin: str, kind: str, size: int, n: int, sampler: Mcpeek | 
         if response.status != 200 or got < (size if kind != "stream" else n * 100):
             raise RuntimeError(f"{kind}: status {response.status}, {got} bytes")
     if sampler is not None and rss:
-        third = max(1, len(rss) // 3)
+        third = len(rss) // 3  # (a short stream may give one sample only)
         sampler.rss_path = (rss[third], rss[-1])  # type: ignore[attr-defined]
     return seconds
 
@@ -134,6 +134,10 @@ def one_run(
     cpu0 = proc_cpu(mcpeek.pid) if mcpeek is not None else None
     try:
         seconds = asyncio.run(exchange(origin, kind, size, n, mcpeek))
+    except BaseException:
+        if mcpeek is not None:  # else it outlives the script, holding its output open
+            mcpeek.stop()
+        raise
     finally:
         if bare is not None:
             bare.stop()
