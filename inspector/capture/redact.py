@@ -23,16 +23,13 @@ import threading
 from collections.abc import Iterable
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
+from mcpeek.inspector.capture.redact_repeats import Repeats, remember
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
 from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
 from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
 _NAMES_REMEMBERED = 1024  # header names whose verdict a Redactor keeps
-# Texts found to hold nothing to redact that a Redactor keeps (of each kind: header
-# value lists, request targets), and the longest it keeps: at most 1 MiB of each.
-_PLAIN_REMEMBERED = 256
-_PLAIN_LONGEST = 4096
 
 
 class Redactor:
@@ -44,6 +41,7 @@ class Redactor:
         self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
         self._plain_values: set[str] = set()
         self._plain_targets: set[str] = set()
+        self._repeats = Repeats()  # messages that hold nothing, whatever their digits
         # detect-secrets takes a few hundred milliseconds to import: the detector
         # is built beside the proxy's start-up (spawning the server, listening),
         # and the first record waits for it only if it comes before that ends.
@@ -87,12 +85,12 @@ class Redactor:
         """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
         if isinstance(record, (Msg, Act)):  # an act record holds a message's original
             if record.raw is not None:
-                record.raw = redact_message(record.raw, self.detector) or record.raw
+                record.raw = redact_message(record.raw, self.detector, self._repeats) or record.raw
         elif isinstance(record, Http):
             if record.path is not None and record.path not in self._plain_targets:
                 redacted = redact_target(record.path, self.detector)
                 if redacted is None:
-                    _remember(self._plain_targets, record.path)
+                    remember(self._plain_targets, record.path)
                 else:
                     record.path = redacted
             if record.body is not None:
@@ -147,13 +145,13 @@ class Redactor:
 
     def _no_secret(self, joined: str) -> bool:
         """Whether the detector finds no secret in ``joined`` (a header list's values),
-        remembered for the lists that hold none (see :func:`_remember`; a server's
-        change with its ``Date``, once a second)."""
+        remembered for the lists that hold none (see :func:`.redact_repeats.remember`;
+        a server's change with its ``Date``, once a second)."""
         if joined in self._plain_values:
             return True
         if self.detector.spans(joined):
             return False
-        _remember(self._plain_values, joined)
+        remember(self._plain_values, joined)
         return True
 
     def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:
@@ -177,13 +175,3 @@ class Redactor:
                 headers.append((lname, value))
         record.headers = headers
         record.headers_b64 = sorted(encoded) or None
-
-
-def _remember(plain: set[str], text: str) -> None:
-    """Keep ``text``, found to hold nothing to redact, in ``plain``: a client sends the
-    same target and header values in every exchange, and scanning them again cost ten
-    times the look-up (bounded, should they change every time)."""
-    if len(text) <= _PLAIN_LONGEST:
-        if len(plain) >= _PLAIN_REMEMBERED:
-            plain.clear()
-        plain.add(text)

@@ -24,6 +24,7 @@ from mcpeek.inspector.capture.redact_runs import (
     runs_outside_blobs,
 )
 from mcpeek.inspector.capture.redact_signs import candidate_between_blobs, other_candidate
+from mcpeek.inspector.capture.redact_spans import merged, secret_span
 from mcpeek.inspector.capture.redact_words import other_run, protocol_word
 
 # Module and class of each plugin used. Imported when a detector is built,
@@ -90,6 +91,8 @@ _RUN = "\x01" * 16
 # str.translate asks the table for each character (three times faster on 200).
 _SHAPE_BYTES = _SHAPE_TABLE.encode("ascii") + bytes(128)
 _RUN_BYTES = _RUN.encode("ascii")
+# Each digit made "0" (bytes.translate): texts that differ only in their numbers.
+ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 # How much text around a run the plugins see: some look for a keyword before
 # the secret ("aws ... key ... '<40 characters>'").
 _CONTEXT = 64
@@ -169,7 +172,6 @@ _PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----.*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|\Z)",
     re.DOTALL,
 )
-_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
 
 
 class SecretDetector:
@@ -200,6 +202,12 @@ class SecretDetector:
         self._lower = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if lower]
         self._cased = [(lit, tuple(ix)) for (lit, lower), ix in by_literal.items() if not lower]
         self._gate = re.compile(alternation([lit for lit, _ in self._cased]))
+        # The same literals with each digit made "0", for selects_none_any_digits.
+        self._gate_zeroed: re.Pattern[bytes] | None = None  # (no literal past ASCII)
+        if all(lit.isascii() for lit, _ in self._lower + self._cased):
+            self._lower_zeroed = [lit.encode().translate(ZERO_DIGITS) for lit, _ in self._lower]
+            zeroed = [lit.encode().translate(ZERO_DIGITS).decode() for lit, _ in self._cased]
+            self._gate_zeroed = re.compile(alternation(zeroed).encode())
 
     def spans(self, text: str, scanned: Scan | None = None) -> list[tuple[int, int]]:
         """Where the secrets of ``text`` are, sorted and merged; ``[]`` at once for
@@ -220,8 +228,8 @@ class SecretDetector:
         for i in sorted(self._selected(selected_in, ascii_text, marks)):
             regex = self._patterns[i]
             for start, end in windows:
-                found.extend(_secret_span(text, m) for m in regex.finditer(text, start, end))
-        return _merged(found) if found else found
+                found.extend(secret_span(text, m) for m in regex.finditer(text, start, end))
+        return merged(found) if found else found
 
     def _selected(self, text: str, ascii_text: bool, marks: bytes = b"") -> set[int]:
         """The patterns that may match in ``text``: those whose literal (or shape) it
@@ -243,6 +251,21 @@ class SecretDetector:
                 if literal in text:
                     selected.update(indices)
         return selected
+
+    def selects_none_any_digits(self, zeroed: bytes, marks: bytes) -> bool:
+        """Whether the patterns find nothing in every short ASCII text that is
+        ``zeroed`` but for its digits (``zeroed``: its bytes with each digit made
+        "0"; ``marks``: the map through ``_SHAPE_BYTES`` they share). A literal
+        (or its zeroed form) is in such a text only if its zeroed form is in
+        ``zeroed``: none there, none selected in any of them."""
+        if self._always or self._gate_zeroed is None or b"PRIVATE KEY" in zeroed:
+            return False
+        if any(shape in marks for _, shape in self._shaped):
+            return False
+        lowered = zeroed.lower()
+        if any(literal in lowered for literal in self._lower_zeroed):
+            return False
+        return self._gate_zeroed.search(zeroed) is None
 
     def redact(self, text: str) -> str | None:
         """``text`` with each secret replaced by its marker (None: nothing found)."""
@@ -267,33 +290,3 @@ def _windows_text(text: str, windows: list[tuple[int, int]]) -> str:
     if len(windows) == 1 and windows[0] == (0, len(text)):
         return text
     return "\x00".join(text[start:end] for start, end in windows)
-
-
-def _secret_span(text: str, match: re.Match[str]) -> tuple[int, int]:
-    """The secret in a plugin's match: its one capturing group when that is the
-    secret (a URL's password), else the whole match without the delimiters the
-    pattern needed around it; widened to the whole token it sits in (a JWT's
-    pattern stops before the signature)."""
-    if match.re.groups == 1 and len(match.group(1) or "") >= 6:
-        start, end = match.span(1)
-    else:
-        start, end = match.span()
-        while start < end and text[start] not in _TOKEN_CHARS:
-            start += 1
-        while end > start and text[end - 1] not in _TOKEN_CHARS:
-            end -= 1
-    while start > 0 and text[start - 1] in _TOKEN_CHARS:
-        start -= 1
-    while end < len(text) and text[end] in _TOKEN_CHARS:
-        end += 1
-    return start, end
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for start, end in sorted(s for s in spans if s[0] < s[1]):
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(end, out[-1][1]))
-        else:
-            out.append((start, end))
-    return out

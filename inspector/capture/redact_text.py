@@ -17,6 +17,7 @@ from urllib.parse import unquote_plus
 import msgspec
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, scan
+from mcpeek.inspector.capture.redact_repeats import Repeats
 from mcpeek.inspector.capture.redact_rules import (
     OAUTH_PARAMS,
     STRUCTURAL_FIELDS,
@@ -38,10 +39,16 @@ _NAMES_ONLY = 64 * 1024
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
 
-def redact_message(raw: str, detector: SecretDetector) -> str | None:
+def redact_message(
+    raw: str, detector: SecretDetector, repeats: Repeats | None = None
+) -> str | None:
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
-    ``progressToken``…) are never touched."""
+    ``progressToken``…) are never touched. ``repeats``: the messages known to
+    hold nothing whatever their digits (see .redact_repeats), kept up to date."""
+    key = repeats.key(raw) if repeats is not None else None
+    if repeats is not None and key is not None and repeats.plain(key):
+        return None
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it (a URL's "://" written
     # ":\/\/", as PHP writes it), not from the strings: text with an escape has
@@ -51,6 +58,8 @@ def redact_message(raw: str, detector: SecretDetector) -> str | None:
     named = _has_field_hint(raw, scanned[3])
     scan_strings = "\\" in raw or (bool(scanned[0]) and bool(detector.spans(raw, scanned)))
     if not named and not scan_strings:
+        if repeats is not None and key is not None:
+            repeats.learn(key, scanned, detector)
         return None
     secrets: set[str] = set()
     keep: set[str] = set()

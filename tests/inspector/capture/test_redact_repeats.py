@@ -1,0 +1,112 @@
+"""Messages that repeat but for their numbers are looked at for secrets twice, then
+known plain; a secret that only its digits make is still found."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mcpeek.inspector.capture import redact_text
+from mcpeek.inspector.capture.redact_detect import SecretDetector
+from mcpeek.inspector.capture.redact_repeats import LONGEST, REMEMBERED, Repeats
+from mcpeek.inspector.capture.redact_text import redact_message
+from tests.inspector.capture.test_redact import JSON_SECRETS
+
+# Secrets whose pattern holds digits of its own (GitLab's runner token, OpenAI's key).
+DIGIT_LITERALS = [
+    "GR1348941" + "aB3dE5fG7hI9jK1lM3nO",
+    "sk-" + "aB3dE5fG7hI9jK1lM3nO" + "T3BlbkFJ" + "pQ5rS7tU9vW1xY3zA5bC",
+]
+PAD = "x" * 40  # a run of token characters: every message is a candidate
+
+
+def _message(ident: int, value: str = "") -> str:
+    params = {"pad": PAD, "value": value} if value else {"pad": PAD}
+    return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "bench/echo", "params": params})
+
+
+def _digits_shifted(text: str, by: int) -> str:
+    return "".join(str((int(c) + by) % 10) if c.isdigit() else c for c in text)
+
+
+@pytest.fixture(scope="module")
+def detector() -> SecretDetector:
+    return SecretDetector()
+
+
+def test_a_message_that_repeats_but_for_its_id_is_scanned_twice_then_not(
+    detector: SecretDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scanned: list[str] = []
+    real_scan = redact_text.scan
+
+    def counting_scan(text: str) -> object:
+        scanned.append(text)
+        return real_scan(text)
+
+    monkeypatch.setattr(redact_text, "scan", counting_scan)
+    repeats = Repeats()
+    messages = [_message(ident) for ident in range(1, 10)]
+    assert [redact_message(m, detector, repeats) for m in messages] == [None] * 9
+    assert scanned == messages[:2]  # the third and later were known plain by their key
+    # Another shape is scanned again: a longer id, another value.
+    assert redact_message(_message(10), detector, repeats) is None
+    assert redact_message(_message(1, "other"), detector, repeats) is None
+    assert len(scanned) == 4
+
+
+@pytest.mark.parametrize("secret", JSON_SECRETS + DIGIT_LITERALS, ids=lambda s: s[:12])
+def test_a_secret_after_messages_like_it_but_for_digits_is_still_redacted(
+    detector: SecretDetector, secret: str
+) -> None:
+    # Its look-alikes first: the same message with every digit made 0, or another digit.
+    repeats = Repeats()
+    variants = [_digits_shifted(secret, by) for by in (1, 2, 3)]
+    variants.append("".join("0" if c.isdigit() else c for c in secret))
+    for ident, variant in enumerate(variants * 2, start=1):
+        expected = redact_message(_message(ident, variant), detector)
+        assert redact_message(_message(ident, variant), detector, repeats) == expected
+    real = _message(99, secret)
+    redacted = redact_message(real, detector, repeats)
+    assert redacted == redact_message(real, detector)
+    assert redacted is not None
+    assert secret.splitlines()[1 if "PRIVATE" in secret else 0] not in redacted
+
+
+def test_a_member_named_like_a_credential_is_redacted_each_time(
+    detector: SecretDetector,
+) -> None:
+    repeats = Repeats()
+    for ident in range(1, 6):
+        raw = json.dumps({"jsonrpc": "2.0", "id": ident, "params": {"password": f"hunter{ident}"}})
+        redacted = redact_message(raw, detector, repeats)
+        assert redacted is not None
+        assert f"hunter{ident}" not in redacted
+
+
+def test_only_short_ascii_messages_have_a_key() -> None:
+    assert Repeats.key('{"id":12,"x":"a9"}') == b'{"id":00,"x":"a0"}'
+    assert Repeats.key('{"x":"météo"}') is None
+    assert Repeats.key('{"x":"' + "y" * LONGEST + '"}') is None
+
+
+def test_the_messages_kept_are_bounded(detector: SecretDetector) -> None:
+    repeats = Repeats()
+    for shape in range(3 * REMEMBERED):
+        value = "v" + "".join("bcdfjmnqrv"[int(c)] for c in str(shape))  # no digit, no literal
+        for ident in (1, 2, 3):
+            assert redact_message(_message(ident, value), detector, repeats) is None
+        assert repeats.plain(Repeats.key(_message(4, value)) or b"")
+    assert len(repeats._plain) <= REMEMBERED
+    assert len(repeats._seen) <= REMEMBERED
+
+
+def test_the_detector_answers_for_every_digit_only_without_a_zeroed_literal(
+    detector: SecretDetector,
+) -> None:
+    zeroed = Repeats.key(_message(1, "GR0000000 and more")) or b""
+    marks = b""  # no shape is looked for in these
+    assert not detector.selects_none_any_digits(zeroed, marks)
+    assert detector.selects_none_any_digits(Repeats.key(_message(1, "plain")) or b"", marks)
+    assert not detector.selects_none_any_digits(b'{"k":"-----BEGIN PRIVATE KEY-----"}', marks)
