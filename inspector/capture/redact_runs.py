@@ -25,6 +25,7 @@ RUN_LENGTH = 16
 # bytes.translate table: token characters become 1, the rest 0.
 RUN_TABLE = bytes(1 if chr(i) in TOKEN_CHARS_ASCII else 0 for i in range(256))
 SLICE = 1 << 20
+_PROBE = 4096  # bytes of a slice looked at first, to tell whether it may be all run
 #: A stretch of token characters and "/" this long or longer is a Base64 blob.
 BLOB_LENGTH = 8192
 _BLOB_BYTES = bytes(1 if chr(i) in TOKEN_CHARS_ASCII + "/" else 0 for i in range(256))
@@ -66,9 +67,17 @@ def long_runs(
     (those ``table`` maps to 1) of the ASCII ``text``, in order, as (start, end);
     a run may span slices."""
     run = b"\x01" * length
+    ones = bytes(i for i in range(256) if table[i])  # the characters a run is made of
     open_at = -1  # where a run still going on at the end of the last slice began
     for base in range(0, len(text), step):
-        marks = text[base : base + step].encode("ascii").translate(table)
+        piece = text[base : base + step].encode("ascii")
+        # A slice of a blob is all run: deleting its characters (when its start
+        # says it may be) costs 0.4 ms a MiB where mapping them costs 0.66.
+        if not piece[:_PROBE].translate(None, ones) and not piece.translate(None, ones):
+            if open_at < 0:
+                open_at = base
+            continue
+        marks = piece.translate(table)
         at = 0
         if open_at >= 0:
             end = marks.find(b"\x00")
