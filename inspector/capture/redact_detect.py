@@ -255,11 +255,12 @@ class SecretDetector:
     def selects_none_any_digits(self, zeroed: bytes, marks: bytes) -> bool:
         """Whether the patterns find nothing in every short ASCII text that is
         ``zeroed`` but for its digits (``zeroed``: its bytes with each digit made
-        "0"; ``marks``: the map through ``_SHAPE_BYTES`` they share). A literal
-        (or its zeroed form) is in such a text only if its zeroed form is in
-        ``zeroed``: none there, none selected in any of them."""
+        "0"; ``marks``: the map through ``_SHAPE_BYTES`` they share, if made). A
+        literal (or its zeroed form) is in such a text only if its zeroed form is
+        in ``zeroed``: none there, none selected in any of them."""
         if self._always or self._gate_zeroed is None or b"PRIVATE KEY" in zeroed:
             return False
+        marks = marks or zeroed.translate(_SHAPE_BYTES)
         if any(shape in marks for _, shape in self._shaped):
             return False
         lowered = zeroed.lower()

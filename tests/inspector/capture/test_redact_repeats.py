@@ -106,7 +106,10 @@ def test_the_detector_answers_for_every_digit_only_without_a_zeroed_literal(
     detector: SecretDetector,
 ) -> None:
     zeroed = Repeats.key(_message(1, "GR0000000 and more")) or b""
-    marks = b""  # no shape is looked for in these
+    marks = b""  # not made: the detector makes it
     assert not detector.selects_none_any_digits(zeroed, marks)
     assert detector.selects_none_any_digits(Repeats.key(_message(1, "plain")) or b"", marks)
     assert not detector.selects_none_any_digits(b'{"k":"-----BEGIN PRIVATE KEY-----"}', marks)
+    # A shape (Telegram's: a colon, then 35 token characters) is looked for too.
+    telegram = Repeats.key(_message(1, "00000000:" + "A" * 35)) or b""
+    assert not detector.selects_none_any_digits(telegram, marks)
