@@ -84,8 +84,10 @@ class Redactor:
     def record(self, record: SeqRecord) -> None:
         """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
         if isinstance(record, (Msg, Act)):  # an act record holds a message's original
-            if record.raw is not None:
-                record.raw = redact_message(record.raw, self.detector, self._repeats) or record.raw
+            raw = record.raw
+            # Looked up here, not in redact_message: the calls cost twice the look-up.
+            if raw is not None and not self._repeats.known_plain(raw):
+                record.raw = redact_message(raw, self.detector, self._repeats) or raw
         elif isinstance(record, Http):
             if record.path is not None and record.path not in self._plain_targets:
                 redacted = redact_target(record.path, self.detector)

@@ -57,9 +57,14 @@ class Repeats:
             return None
         return raw.encode("ascii").translate(ZERO_DIGITS)
 
-    def plain(self, key: bytes) -> bool:
-        """Whether every message of ``key`` holds nothing to redact."""
-        return key in self._plain
+    def known_plain(self, raw: str) -> bool:
+        """Whether ``raw`` is of a key whose every message holds nothing to redact
+        (:meth:`key`, spelled out: this runs for every message recorded)."""
+        return (
+            len(raw) <= LONGEST
+            and raw.isascii()
+            and raw.encode("ascii").translate(ZERO_DIGITS) in self._plain
+        )
 
     def learn(self, key: bytes, scanned: Scan, detector: SecretDetector) -> None:
         """A message of ``key`` held nothing to redact, no escape and no member named

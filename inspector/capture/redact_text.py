@@ -45,10 +45,9 @@ def redact_message(
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched. ``repeats``: the messages known to
-    hold nothing whatever their digits (see .redact_repeats), kept up to date."""
+    hold nothing whatever their digits (see .redact_repeats), told what this one
+    teaches (looking ``raw`` up there first is the caller's part)."""
     key = repeats.key(raw) if repeats is not None else None
-    if repeats is not None and key is not None and repeats.plain(key):
-        return None
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it (a URL's "://" written
     # ":\/\/", as PHP writes it), not from the strings: text with an escape has

@@ -8,9 +8,11 @@ import json
 import pytest
 
 from mcpeek.inspector.capture import redact_text
+from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_detect import SecretDetector
 from mcpeek.inspector.capture.redact_repeats import LONGEST, REMEMBERED, Repeats
 from mcpeek.inspector.capture.redact_text import redact_message
+from mcpeek.inspector.records import Msg
 from tests.inspector.capture.test_redact import JSON_SECRETS
 
 # Secrets whose pattern holds digits of its own (GitLab's runner token, OpenAI's key).
@@ -26,6 +28,11 @@ def _message(ident: int, value: str = "") -> str:
     return json.dumps({"jsonrpc": "2.0", "id": ident, "method": "bench/echo", "params": params})
 
 
+def _recorded(raw: str, detector: SecretDetector, repeats: Repeats) -> str | None:
+    """What a Redactor records of ``raw`` (None: as it is)."""
+    return None if repeats.known_plain(raw) else redact_message(raw, detector, repeats)
+
+
 def _digits_shifted(text: str, by: int) -> str:
     return "".join(str((int(c) + by) % 10) if c.isdigit() else c for c in text)
 
@@ -36,7 +43,7 @@ def detector() -> SecretDetector:
 
 
 def test_a_message_that_repeats_but_for_its_id_is_scanned_twice_then_not(
-    detector: SecretDetector, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     scanned: list[str] = []
     real_scan = redact_text.scan
@@ -46,13 +53,16 @@ def test_a_message_that_repeats_but_for_its_id_is_scanned_twice_then_not(
         return real_scan(text)
 
     monkeypatch.setattr(redact_text, "scan", counting_scan)
-    repeats = Repeats()
+    redactor = Redactor()
     messages = [_message(ident) for ident in range(1, 10)]
-    assert [redact_message(m, detector, repeats) for m in messages] == [None] * 9
+    records = [Msg(dir="c2s", ch="stdio", raw=m) for m in messages]
+    for record in records:
+        redactor.record(record)
+    assert [r.raw for r in records] == messages  # each recorded as it came
     assert scanned == messages[:2]  # the third and later were known plain by their key
     # Another shape is scanned again: a longer id, another value.
-    assert redact_message(_message(10), detector, repeats) is None
-    assert redact_message(_message(1, "other"), detector, repeats) is None
+    for raw in (_message(10), _message(1, "other")):
+        redactor.record(Msg(dir="c2s", ch="stdio", raw=raw))
     assert len(scanned) == 4
 
 
@@ -66,9 +76,9 @@ def test_a_secret_after_messages_like_it_but_for_digits_is_still_redacted(
     variants.append("".join("0" if c.isdigit() else c for c in secret))
     for ident, variant in enumerate(variants * 2, start=1):
         expected = redact_message(_message(ident, variant), detector)
-        assert redact_message(_message(ident, variant), detector, repeats) == expected
+        assert _recorded(_message(ident, variant), detector, repeats) == expected
     real = _message(99, secret)
-    redacted = redact_message(real, detector, repeats)
+    redacted = _recorded(real, detector, repeats)
     assert redacted == redact_message(real, detector)
     assert redacted is not None
     assert secret.splitlines()[1 if "PRIVATE" in secret else 0] not in redacted
@@ -80,7 +90,7 @@ def test_a_member_named_like_a_credential_is_redacted_each_time(
     repeats = Repeats()
     for ident in range(1, 6):
         raw = json.dumps({"jsonrpc": "2.0", "id": ident, "params": {"password": f"hunter{ident}"}})
-        redacted = redact_message(raw, detector, repeats)
+        redacted = _recorded(raw, detector, repeats)
         assert redacted is not None
         assert f"hunter{ident}" not in redacted
 
@@ -96,8 +106,8 @@ def test_the_messages_kept_are_bounded(detector: SecretDetector) -> None:
     for shape in range(3 * REMEMBERED):
         value = "v" + "".join("bcdfjmnqrv"[int(c)] for c in str(shape))  # no digit, no literal
         for ident in (1, 2, 3):
-            assert redact_message(_message(ident, value), detector, repeats) is None
-        assert repeats.plain(Repeats.key(_message(4, value)) or b"")
+            assert _recorded(_message(ident, value), detector, repeats) is None
+        assert repeats.known_plain(_message(4, value))
     assert len(repeats._plain) <= REMEMBERED
     assert len(repeats._seen) <= REMEMBERED
 
