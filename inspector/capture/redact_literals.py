@@ -43,6 +43,12 @@ def _literal_options(sequence: Any) -> list[set[str]]:
             continue
         if run:
             out.append({"".join(run)})
+            if op is _sre.BRANCH:
+                # The parser takes a common prefix out of an alternation
+                # ("A3T|AKIA" is "A(?:3T|KIA)"): glued back, the literals are longer.
+                leads = [_leading_literal(branch) for branch in arg[1]]
+                if all(leads):
+                    out.append({"".join(run) + lead for lead in leads})
             run = []
         if op is _sre.SUBPATTERN:
             out.extend(_literal_options(arg[3]))
@@ -55,6 +61,16 @@ def _literal_options(sequence: Any) -> list[set[str]]:
     if run:
         out.append({"".join(run)})
     return out
+
+
+def _leading_literal(sequence: Any) -> str:
+    """The literal characters ``sequence`` begins with ("" if none)."""
+    lead = []
+    for op, arg in sequence:
+        if op is not _sre.LITERAL:
+            break
+        lead.append(chr(arg))
+    return "".join(lead)
 
 
 def alternation(literals: list[str]) -> str:
