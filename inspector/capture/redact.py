@@ -85,9 +85,11 @@ class Redactor:
         """Redact ``record`` (headers excepted: :meth:`headers` does those)."""
         if isinstance(record, (Msg, Act)):  # an act record holds a message's original
             raw = record.raw
-            # Looked up here, not in redact_message: the calls cost twice the look-up.
-            if raw is not None and not self._repeats.known_plain(raw):
-                record.raw = redact_message(raw, self.detector, self._repeats) or raw
+            if raw is not None:
+                repeats = self._repeats
+                key = repeats.key(raw)
+                if key is None or not repeats.plain(key):
+                    record.raw = redact_message(raw, self.detector, repeats, key) or raw
         elif isinstance(record, Http):
             if record.path is not None and record.path not in self._plain_targets:
                 redacted = redact_target(record.path, self.detector)

@@ -40,14 +40,14 @@ _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
 
 def redact_message(
-    raw: str, detector: SecretDetector, repeats: Repeats | None = None
+    raw: str, detector: SecretDetector, repeats: Repeats | None = None, key: bytes | None = None
 ) -> str | None:
     """``raw`` (a JSON-RPC message, or any JSON body) with its secrets replaced
     inside their string literals; structural members (``id``, ``method``,
     ``progressToken``…) are never touched. ``repeats``: the messages known to
     hold nothing whatever their digits (see .redact_repeats), told what this one
-    teaches (looking ``raw`` up there first is the caller's part)."""
-    key = repeats.key(raw) if repeats is not None else None
+    teaches, ``key`` being its key there (looking it up first is the caller's part:
+    see Redactor.record)."""
     # Scanning the raw text first keeps decoding for messages with a secret;
     # escapes ("\/", "\u0041") could hide one from it (a URL's "://" written
     # ":\/\/", as PHP writes it), not from the strings: text with an escape has

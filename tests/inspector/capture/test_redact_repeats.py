@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from mcpeek.inspector.capture import redact_text
+from mcpeek.inspector.capture import redact_detect, redact_signs, redact_text
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_detect import SecretDetector
 from mcpeek.inspector.capture.redact_repeats import LONGEST, REMEMBERED, Repeats
@@ -30,7 +30,10 @@ def _message(ident: int, value: str = "") -> str:
 
 def _recorded(raw: str, detector: SecretDetector, repeats: Repeats) -> str | None:
     """What a Redactor records of ``raw`` (None: as it is)."""
-    return None if repeats.known_plain(raw) else redact_message(raw, detector, repeats)
+    key = repeats.key(raw)
+    if key is not None and repeats.plain(key):
+        return None
+    return redact_message(raw, detector, repeats, key)
 
 
 def _digits_shifted(text: str, by: int) -> str:
@@ -107,7 +110,7 @@ def test_the_messages_kept_are_bounded(detector: SecretDetector) -> None:
         value = "v" + "".join("bcdfjmnqrv"[int(c)] for c in str(shape))  # no digit, no literal
         for ident in (1, 2, 3):
             assert _recorded(_message(ident, value), detector, repeats) is None
-        assert repeats.known_plain(_message(4, value))
+        assert repeats.plain(Repeats.key(_message(4, value)) or b"")
     assert len(repeats._plain) <= REMEMBERED
     assert len(repeats._seen) <= REMEMBERED
 
@@ -123,3 +126,40 @@ def test_the_detector_answers_for_every_digit_only_without_a_zeroed_literal(
     # A shape (Telegram's: a colon, then 35 token characters) is looked for too.
     telegram = Repeats.key(_message(1, "00000000:" + "A" * 35)) or b""
     assert not detector.selects_none_any_digits(telegram, marks)
+
+
+def test_a_key_the_detector_cannot_answer_for_is_not_asked_again(
+    detector: SecretDetector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "API" holds Artifactory's literal "AP": no key with it is ever plain, and the
+    # detector's answer (5 µs) is not asked for again with every message of it.
+    asked: list[bytes] = []
+    answer = detector.selects_none_any_digits
+
+    def asking(zeroed: bytes, marks: bytes) -> bool:
+        asked.append(zeroed)
+        return answer(zeroed, marks)
+
+    monkeypatch.setattr(detector, "selects_none_any_digits", asking)
+    repeats = Repeats()
+    messages = [_message(ident, "the API") for ident in range(1, 8)]
+    assert [_recorded(m, detector, repeats) for m in messages] == [None] * 7
+    assert len(asked) == 1
+    assert not repeats.plain(Repeats.key(messages[0]) or b"")
+
+
+def test_nothing_else_that_decides_holds_a_digit() -> None:
+    # Why a message's digits cannot change whether it holds a secret, but for the
+    # literals (zeroed too): a digit in any of these would break the key's promise.
+    from mcpeek.inspector.capture import redact_text, redact_words
+
+    texts = [
+        *redact_words.PROTOCOL_WORDS,
+        *redact_text._FIELD_HINTS,
+        '"progresstoken"',
+        redact_words._NAMESPACE.decode(),
+        "PRIVATE KEY",
+        redact_signs.URL_PASSWORD.pattern,
+        redact_detect._PRIVATE_KEY_BLOCK.pattern,
+    ]
+    assert [t for t in texts if any(c.isdigit() for c in t)] == []
