@@ -60,24 +60,40 @@ def runs_outside_blobs(
             yield from ((at + a, at + b) for a, b in long_runs(text[at:end], step))
 
 
+def _run_prefix(piece: bytes, ones: bytes, probe: int = _PROBE) -> int:
+    """How much of ``piece``'s start is run characters (``ones``), up to its first
+    quote (0 unless its first ``probe`` bytes are all run): in a JSON message a blob
+    is a string, and a slice that begins in one is told to be run up to its end by
+    deleting those characters (0.4 ms a MiB) instead of mapping them (0.66)."""
+    if piece[:probe].translate(None, ones):
+        return 0  # (most slices of text: a few µs)
+    quote = piece.find(b'"')  # never a run's character
+    end = len(piece) if quote < 0 else quote
+    return 0 if piece[:end].translate(None, ones) else end
+
+
 def long_runs(
-    text: str, step: int = SLICE, table: bytes = RUN_TABLE, length: int = RUN_LENGTH
+    text: str,
+    step: int = SLICE,
+    table: bytes = RUN_TABLE,
+    length: int = RUN_LENGTH,
+    probe: int = _PROBE,
 ) -> Iterator[tuple[int, int]]:
     """The maximal runs of :data:`RUN_LENGTH` (``length``) or more token characters
     (those ``table`` maps to 1) of the ASCII ``text``, in order, as (start, end);
-    a run may span slices."""
+    a run may span slices (``probe``: see :func:`_run_prefix`)."""
     run = b"\x01" * length
     ones = bytes(i for i in range(256) if table[i])  # the characters a run is made of
     open_at = -1  # where a run still going on at the end of the last slice began
-    for base in range(0, len(text), step):
-        piece = text[base : base + step].encode("ascii")
-        # A slice of a blob is all run: deleting its characters (when its start
-        # says it may be) costs 0.4 ms a MiB where mapping them costs 0.66.
-        if not piece[:_PROBE].translate(None, ones) and not piece.translate(None, ones):
-            if open_at < 0:
-                open_at = base
+    for at_slice in range(0, len(text), step):
+        piece = text[at_slice : at_slice + step].encode("ascii")
+        skip = _run_prefix(piece, ones, probe)
+        if skip and open_at < 0:
+            open_at = at_slice  # a run begins here (one from the last slice is open)
+        if skip == len(piece):
             continue
-        marks = piece.translate(table)
+        base = at_slice + skip
+        marks = (piece[skip:] if skip else piece).translate(table)
         at = 0
         if open_at >= 0:
             end = marks.find(b"\x00")

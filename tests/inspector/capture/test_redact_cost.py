@@ -107,7 +107,8 @@ def test_a_big_message_selects_patterns_by_its_windows_only() -> None:
 
 @given(
     st.lists(
-        st.sampled_from(["a", "Z9", "_-+=", " ", ".", ":", "/", "x" * 15, "y" * 17]), max_size=40
+        st.sampled_from(["a", "Z9", "_-+=", " ", ".", ":", "/", '"', "x" * 15, "y" * 17]),
+        max_size=40,
     ),
     st.integers(1, 40),
 )
@@ -117,6 +118,9 @@ def test_runs_found_slice_by_slice_are_the_runs_of_the_whole_text(pieces, step) 
     text = "".join(pieces)
     expected = [m.span() for m in re.finditer(r"[A-Za-z0-9_+=-]{16,}", text)]
     assert list(long_runs(text, step)) == expected
+    # A slice's start that is all run up to a quote is told apart first.
+    for probe in (1, 3, 8):
+        assert list(long_runs(text, step, probe=probe)) == expected
 
 
 @given(
