@@ -204,6 +204,7 @@ class SecretDetector:
         self._gate = re.compile(alternation([lit for lit, _ in self._cased]))
         # The same literals with each digit made "0", for selects_none_any_digits.
         self._gate_zeroed: re.Pattern[bytes] | None = None  # (no literal past ASCII)
+        self._lower_zeroed: list[bytes] = []
         if all(lit.isascii() for lit, _ in self._lower + self._cased):
             self._lower_zeroed = [lit.encode().translate(ZERO_DIGITS) for lit, _ in self._lower]
             zeroed = [lit.encode().translate(ZERO_DIGITS).decode() for lit, _ in self._cased]

@@ -8,8 +8,8 @@ request/response pair were three quarters of the stdio relay's CPU.
 
 A short ASCII message is keyed by its bytes with each digit made "0". Once a
 message of a key was found to hold nothing to redact (and the key came twice:
-a message that never repeats pays only for its key and a set's insert), and the detector says
-that no pattern would run on any message of that key
+a message that never repeats pays only for its key and a set's insert), and
+the detector says that no pattern would run on any message of that key
 (:meth:`~.redact_detect.SecretDetector.selects_none_any_digits`), the others
 are recorded as they are after one set look-up.
 
