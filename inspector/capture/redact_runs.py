@@ -19,6 +19,7 @@ characters and "/", found the same way first.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
 
 TOKEN_CHARS_ASCII = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+=-"
 RUN_LENGTH = 16
@@ -60,15 +61,6 @@ def runs_outside_blobs(
             yield from ((at + a, at + b) for a, b in long_runs(text[at:end], step))
 
 
-def _ones(table: bytes) -> bytes:
-    """The characters that ``table`` maps to 1."""
-    return bytes(i for i in range(256) if table[i])
-
-
-# Those of the two tables, made once (15 µs each time: once per stretch between blobs).
-_ONES = {RUN_TABLE: _ones(RUN_TABLE), _BLOB_BYTES: _ones(_BLOB_BYTES)}
-
-
 def _run_prefix(piece: bytes, ones: bytes, probe: int = _PROBE) -> int:
     """How much of ``piece``'s start is run characters (``ones``), up to its first
     quote (0 unless its first ``probe`` bytes are all run): in a JSON message a blob
@@ -92,7 +84,7 @@ def long_runs(
     (those ``table`` maps to 1) of the ASCII ``text``, in order, as (start, end);
     a run may span slices (``probe``: see :func:`_run_prefix`)."""
     run = b"\x01" * length
-    ones = _ONES.get(table) or _ones(table)  # the characters a run is made of
+    ones = bytes(compress(range(256), table))  # the characters a run is made of
     open_at = -1  # where a run still going on at the end of the last slice began
     for at_slice in range(0, len(text), step):
         piece = text[at_slice : at_slice + step].encode("ascii")
@@ -102,7 +94,7 @@ def long_runs(
         if skip == len(piece):
             continue
         base = at_slice + skip
-        marks = (piece[skip:] if skip else piece).translate(table)
+        marks = piece[skip:].translate(table)  # (piece[0:] is piece: no copy)
         at = 0
         if open_at >= 0:
             end = marks.find(b"\x00")
