@@ -227,8 +227,11 @@ def test_a_failed_write_is_told_to_the_worker_by_who_met_it(
         full = os.open(os.devnull, os.O_RDONLY)  # a write to it fails, as on a full disk
         os.dup2(full, writer._fd)
         os.close(full)
+        # Each written now, not at the end of this turn of the loop.
         recorder.emit([Event(event="spawn")])
+        recorder.flush()
         recorder.emit([Event(event="spawn")])  # the second failure is not told again
+        recorder.flush()
         assert writer.error is not None
 
         async def heard_cut() -> None:  # the worker's answer, not a timer
