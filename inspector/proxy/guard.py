@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_PASSED_REMEMBERED = 64
 
 
 def is_loopback_host(host: str) -> bool:
@@ -48,9 +49,23 @@ class RequestGuard:
         self.port = port
         self.allow_remote = allow_remote
         self.allowed_origins = {o.rstrip("/").lower() for o in allowed_origins}
+        # The (Host, Origin, port) of requests that passed: a client sends the same
+        # in every request (bounded, should one send ever new ones).
+        self._passed: set[tuple[str | None, str | None, int]] = set()
 
     def refusal(self, host: str | None, origin: str | None) -> str | None:
         """Why a request must be refused (403), or ``None`` when it may pass."""
+        key = (host, origin, self.port)  # (the port is set once the listener has one)
+        if key in self._passed:
+            return None
+        refusal = self._refusal(host, origin)
+        if refusal is None:
+            if len(self._passed) >= _PASSED_REMEMBERED:
+                self._passed.clear()
+            self._passed.add(key)
+        return refusal
+
+    def _refusal(self, host: str | None, origin: str | None) -> str | None:
         if not self.allow_remote:
             split = _split_host(host or "")
             if split is None:

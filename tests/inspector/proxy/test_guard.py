@@ -32,3 +32,21 @@ def test_this_proxys_loopback_names_pass(host: str) -> None:
 )
 def test_a_malformed_or_foreign_host_is_refused(host: str) -> None:
     assert RequestGuard(PORT).refusal(host, None) is not None
+
+
+def test_what_passed_is_remembered_for_its_port_only() -> None:
+    guard = RequestGuard(PORT)
+    host = f"127.0.0.1:{PORT}"
+    assert guard.refusal(host, None) is None
+    assert guard.refusal(host, None) is None  # remembered
+    guard.port = PORT + 1  # (as the listener sets it once bound)
+    assert guard.refusal(host, None) is not None
+    assert guard.refusal("evil.example", None) is not None
+    assert guard.refusal("evil.example", None) is not None  # a refusal is not remembered
+
+
+def test_the_hosts_remembered_are_bounded() -> None:
+    guard = RequestGuard(PORT, allow_remote=True)
+    for n in range(1000):
+        assert guard.refusal(f"host{n}.example", None) is None
+    assert len(guard._passed) <= 64
