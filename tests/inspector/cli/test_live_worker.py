@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import threading
@@ -75,7 +76,7 @@ def test_a_bug_in_the_analysis_is_told_once_and_the_checks_go_on(
 
     monkeypatch.setattr(Analyzer, "feed", failing)
     monkeypatch.setattr(live_worker.signal, "signal", lambda *args: None)
-    monkeypatch.setattr(live_worker.os, "nice", lambda n: 0)
+    monkeypatch.setattr(live_worker, "below_the_traffic", lambda: None)
     monkeypatch.setattr(live_worker.gctune, "for_this_process", lambda: None)
     monkeypatch.setattr(sys, "stdin", _Stdin())
     out = io.BytesIO()
@@ -117,6 +118,28 @@ def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone:
     worker.stderr.close()
     if gone == "stdout":
         worker.stdin.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
+def test_the_worker_runs_on_cores_nothing_else_wants(tmp_path: Path) -> None:
+    b = RecordBuilder()
+    b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    worker = subprocess.Popen(
+        [*WORKER, str(b.save(tmp_path / "c.jsonl"))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        assert decoder().decode(worker.stdout.readline()) == Ready()
+        assert os.sched_getscheduler(worker.pid) == os.SCHED_IDLE
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE  # (its proxy's is left alone)
+    finally:
+        worker.stdin.write(live.DONE)
+        worker.stdin.close()
+        worker.stdout.read()
+        worker.stdout.close()
+        assert worker.wait(timeout=60) == 0
 
 
 def test_the_worker_speaks_typed_lines_and_a_violation_keeps_its_context(tmp_path: Path) -> None:
