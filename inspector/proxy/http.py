@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -47,7 +48,7 @@ from mcpeek.inspector.proxy.http_own import (
 from mcpeek.inspector.proxy.http_record import RequestRecorder
 from mcpeek.inspector.proxy.http_response import relay_response
 from mcpeek.inspector.proxy.listener import DEFAULT_HEADER_TIMEOUT, FastExchanges, RelayServer
-from mcpeek.inspector.proxy.open_exchanges import OpenExchanges
+from mcpeek.inspector.proxy.open_exchanges import OpenExchange, OpenExchanges
 from mcpeek.inspector.proxy.upstream import UpstreamClient, UpstreamResponse
 from mcpeek.inspector.records import Event, Http, SeqRecord
 
@@ -125,9 +126,9 @@ class HttpRelay:
         """The next exchange's number (``x1``, ``x2``...)."""
         return next(self._ids)
 
-    def active(self) -> OpenExchanges:
-        """``with``: the current task is an open exchange; :meth:`close_exchanges` ends it."""
-        return self._open
+    def active(self, task: asyncio.Task[Any] | None) -> OpenExchange:
+        """``with``: ``task`` is an open exchange; :meth:`close_exchanges` ends it."""
+        return self._open.of(task)
 
     # -- one exchange -----------------------------------------------------------------
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
@@ -167,7 +168,7 @@ class HttpRelay:
             self.emit, record, headers.get("Content-Type", ""), headers.get("Content-Encoding")
         )
         try:
-            with self.active():
+            with self.active(request.task):
                 return await self._forward(request, recorder)
         except asyncio.CancelledError:
             recorder.finish(complete=False)

@@ -102,7 +102,7 @@ async def serve(relay: HttpRelay, lane: FastLane, head: Head) -> None:
     # awaiting down to it, and an ``async with`` awaits twice more.
     rec = _recorder(relay, head, head.fields)
     try:
-        with relay.active():
+        with relay.active(lane.exchange):
             small = ForwardedBody(head.body, rec) if head.content_length is not None else None
             try:
                 upstream = await relay.upstream_client.request(

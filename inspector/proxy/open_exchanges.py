@@ -6,23 +6,16 @@ import asyncio
 
 
 class OpenExchanges:
-    """``with open_exchanges:`` the current task is an exchange under way meanwhile,
-    which :meth:`close` ends. A class, not a ``contextlib.contextmanager``: it is
-    entered for every exchange, where a generator's context manager costs several
-    times as much."""
+    """The tasks of the exchanges under way, which :meth:`close` ends."""
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[object]] = set()
 
-    def __enter__(self) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-
-    def __exit__(self, *exc: object) -> None:
-        task = asyncio.current_task()  # the same task: entered and left in one coroutine
-        if task is not None:
-            self._tasks.discard(task)
+    def of(self, task: asyncio.Task[object] | None) -> OpenExchange:
+        """``with``: ``task`` (the exchange's own, given: asking asyncio for the
+        current task cost more than the rest of this, in every exchange) is under
+        way meanwhile."""
+        return OpenExchange(self._tasks, task)
 
     async def close(self) -> None:
         """End every exchange under way (each records itself as ``client-closed``)."""
@@ -30,3 +23,21 @@ class OpenExchanges:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class OpenExchange:
+    """One exchange's ``with`` (a class, not a ``contextlib.contextmanager``: one is
+    entered for every exchange, where a generator's costs several times as much)."""
+
+    __slots__ = ("_task", "_tasks")
+
+    def __init__(self, tasks: set[asyncio.Task[object]], task: asyncio.Task[object] | None):
+        self._tasks = tasks
+        self._task = task
+
+    def __enter__(self) -> None:
+        if self._task is not None:
+            self._tasks.add(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        self._tasks.discard(self._task)

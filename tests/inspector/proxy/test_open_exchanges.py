@@ -12,7 +12,7 @@ async def test_close_ends_the_exchanges_under_way_and_no_other_task() -> None:
     ended: list[str] = []
 
     async def exchange(name: str, wait: asyncio.Event) -> None:
-        with exchanges:
+        with exchanges.of(asyncio.current_task()):
             try:
                 await wait.wait()
             except asyncio.CancelledError:
