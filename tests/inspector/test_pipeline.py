@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mcpeek.inspector.capture import CaptureReader, CaptureWriter
-from mcpeek.inspector.pipeline import Recorder
+from mcpeek.inspector.pipeline import WRITTEN_AT, Recorder
 from mcpeek.inspector.records import Msg, SeqRecord
 
 
@@ -75,3 +75,20 @@ async def test_a_failure_at_the_end_of_the_turn_is_reported(tmp_path: Path) -> N
     writer.close()  # before the turn ends: its write fails
     await asyncio.sleep(0)
     assert len(errors) == 1 and "closed" in str(errors[0])
+
+
+async def test_many_records_waiting_are_written_at_once(tmp_path: Path) -> None:
+    """Memory stays bounded: a flood of records is not held to the turn's end."""
+    writer = CountingWriter(tmp_path / "c.jsonl")
+    recorder = Recorder(writer)
+    small = WRITTEN_AT // 2
+    recorder.emit([Msg(dir="c2s", ch="stdio", raw=str(n)) for n in range(small)])
+    assert writer.batches == []
+    recorder.emit([Msg(dir="c2s", ch="stdio", raw=str(n)) for n in range(small, WRITTEN_AT)])
+    assert writer.batches == [WRITTEN_AT]
+    recorder.emit([Msg(dir="s2c", ch="stdio", raw=str(n)) for n in range(WRITTEN_AT)])
+    assert writer.batches == [WRITTEN_AT, WRITTEN_AT]
+    await asyncio.sleep(0)
+    assert writer.batches == [WRITTEN_AT, WRITTEN_AT]  # nothing left for the turn's end
+    writer.close()
+    assert len(_raws(tmp_path / "c.jsonl")) == 2 * WRITTEN_AT
