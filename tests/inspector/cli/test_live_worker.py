@@ -120,8 +120,8 @@ def test_a_worker_whose_proxy_is_gone_exits_without_a_word(tmp_path: Path, gone:
         worker.stdin.close()
 
 
-@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
-def test_the_worker_runs_on_cores_nothing_else_wants(tmp_path: Path) -> None:
+def ping_worker(tmp_path: Path) -> subprocess.Popen[bytes]:
+    """A worker on a capture of one ping, once it said it is ready."""
     b = RecordBuilder()
     b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
     worker = subprocess.Popen(
@@ -130,8 +130,15 @@ def test_the_worker_runs_on_cores_nothing_else_wants(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
     )
     assert worker.stdin is not None and worker.stdout is not None
+    assert decoder().decode(worker.stdout.readline()) == Ready()
+    return worker
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
+def test_the_worker_runs_on_cores_nothing_else_wants(tmp_path: Path) -> None:
+    worker = ping_worker(tmp_path)
+    assert worker.stdin is not None and worker.stdout is not None
     try:
-        assert decoder().decode(worker.stdout.readline()) == Ready()
         assert os.sched_getscheduler(worker.pid) == os.SCHED_IDLE
         assert os.sched_getscheduler(0) != os.SCHED_IDLE  # (its proxy's is left alone)
     finally:
@@ -355,16 +362,9 @@ def _voluntary_switches(pid: int) -> int:
 def test_a_worker_beside_an_idle_session_seldom_wakes(tmp_path: Path) -> None:
     """Once nothing comes, the worker looks at the capture at most 4 times a second
     (POLL_LONGEST), not 50: over two idle seconds, far fewer than 100 wake-ups."""
-    b = RecordBuilder()
-    b.raw('{"jsonrpc":"2.0","id":1,"method":"ping"}')
-    worker = subprocess.Popen(
-        [*WORKER, str(b.save(tmp_path / "c.jsonl"))],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
+    worker = ping_worker(tmp_path)
     assert worker.stdin is not None and worker.stdout is not None
     try:
-        assert decoder().decode(worker.stdout.readline()) == Ready()
         time.sleep(1.0)  # the waits grow to their longest
         before = _voluntary_switches(worker.pid)
         time.sleep(2.0)
