@@ -235,26 +235,19 @@ async def _ends_within(task: asyncio.Task[None], seconds: float) -> bool:
     return bool(done)
 
 
-async def record_while(
-    live: LiveChecks,
-    main: Callable[[], Awaitable[T]],
-    console: Console,
-    flush: Callable[[], None],
-) -> T:
+async def record_while(live: LiveChecks, main: Callable[[], Awaitable[T]], console: Console) -> T:
     """Run a proxy's ``main`` with stderr written through the loop and the live
-    checks beside it; when ``main`` is done, its last records are written
-    (``flush``: the recorder's) and the checks get to finish reading before
-    stderr goes back to plain writes."""
+    checks beside it; when ``main`` is done (its records are on disk: the writer
+    writes each at once), the checks get to finish reading before stderr goes
+    back to plain writes."""
     await console.attach()
     try:
         await live.start()
         try:
             result = await main()
         except BaseException:
-            flush()
             await live.abort()  # the proxy did not run (e.g. its port was taken)
             raise
-        flush()
         await live.finish()
         return result
     finally:

@@ -176,7 +176,6 @@ class HttpCommand(Command):
                     lambda text: console.say(text, force=not tui),
                 ),
                 console,
-                recorder.flush,
             )
 
         async def headless() -> None:  # Ctrl-C/SIGTERM stop it at once (asyncio.run's may not)
@@ -197,7 +196,6 @@ class HttpCommand(Command):
                 raise
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            recorder.flush()  # (a loop stopped short may have left some)
             writer.close()
             otlp.finish()
         if internal_error.incomplete:  # said once above; the exit code must not say "ok"

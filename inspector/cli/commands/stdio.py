@@ -149,9 +149,8 @@ class StdioCommand(Command):
             )
         try:
             run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
-            code = asyncio.run(record_while(live, run, console, recorder.flush))
+            code = asyncio.run(record_while(live, run, console))
         finally:
-            recorder.flush()  # (a loop stopped short may have left some)
             if relay.spawned:
                 writer.close()
             else:  # the server did not start (said on stderr): nothing worth a capture

@@ -4,7 +4,6 @@ at most ten flags per rule."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import os
 import subprocess
@@ -19,7 +18,6 @@ from mcpeek.inspector.cli import live
 from mcpeek.inspector.cli.live_protocol import Checked, Ready, decoder
 from mcpeek.inspector.cli.recording import RecordingErrors
 from mcpeek.inspector.pipeline import Recorder
-from mcpeek.inspector.proxy.console import Console
 from mcpeek.inspector.records import Event, Violation
 from tests.conftest import mcpeek_argv, peer_argv
 
@@ -229,11 +227,8 @@ def test_a_failed_write_is_told_to_the_worker_by_who_met_it(
         full = os.open(os.devnull, os.O_RDONLY)  # a write to it fails, as on a full disk
         os.dup2(full, writer._fd)
         os.close(full)
-        # Each written now, not at the end of this turn of the loop.
         recorder.emit([Event(event="spawn")])
-        recorder.flush()
         recorder.emit([Event(event="spawn")])  # the second failure is not told again
-        recorder.flush()
         assert writer.error is not None
 
         async def heard_cut() -> None:  # the worker's answer, not a timer
@@ -247,40 +242,3 @@ def test_a_failed_write_is_told_to_the_worker_by_who_met_it(
     asyncio.run(session())
     assert said == ["heard cut", "heard done"]
     assert len(told) == 1 and "cannot write the capture" in told[0]
-
-
-@pytest.mark.parametrize("fails", [False, True])
-def test_the_last_records_are_written_before_the_checks_finish(tmp_path: Path, fails: bool) -> None:
-    """What the proxy emitted as it ended (no turn of the loop after it) is in the
-    capture when the checks are told to finish reading it, or to give up."""
-    path = tmp_path / "c.jsonl"
-    writer = CaptureWriter(path, transport="stdio", target=["s"])
-    recorder = Recorder(writer)
-    on_disk: list[list[str]] = []
-
-    class Checks:
-        async def start(self) -> None:
-            pass
-
-        async def finish(self) -> None:
-            on_disk.append([r.event for r in read_records(path)[1] if isinstance(r, Event)])
-
-        abort = finish
-
-    async def proxy() -> int:
-        recorder.emit([Event(event="exit")])
-        if fails:
-            raise OSError("the port is taken")
-        return 0
-
-    read_end, write_end = os.pipe()
-    console = Console(write_end, quiet=True)
-    session = live.record_while(Checks(), proxy, console, recorder.flush)  # type: ignore[arg-type]
-    try:
-        with pytest.raises(OSError) if fails else contextlib.nullcontext():
-            asyncio.run(session)
-    finally:
-        writer.close()
-        os.close(read_end)
-        os.close(write_end)
-    assert on_disk == [["exit"]]
