@@ -6,7 +6,7 @@ It follows the capture the proxy writes (the capture file is the bus, as for
 the live checks), runs the rules on it, turns each flow into a span (with
 its violation events) as it ends, and hands the spans to the SDK's batch
 processor, which sends them from its own thread. The process runs niced:
-under load, the relay and its checks get the CPU first. The relay never
+under load, the relay gets the CPU first. The relay never
 waits on any of it. When sending fails, it says so once on stderr and
 goes on following (the proxy relays and records regardless; ``mcpeek export
 FILE --format otlp`` can send the capture later). It stops when the proxy
@@ -29,7 +29,7 @@ from mcpeek.inspector.records import AnyRecord
 
 #: How often the SDK's batch processor sends while traffic flows (ms).
 SEND_DELAY_MS = 1000
-#: Niceness added to this process: under load, the relay and its checks come first.
+#: Niceness added to this process: under load, the relay comes first.
 NICENESS = 10
 
 
