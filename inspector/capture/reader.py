@@ -20,6 +20,7 @@ import zlib
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -54,11 +55,16 @@ class CaptureReader:
 
     ``follow`` keeps reading as the file grows, until ``stop()`` returns true
     (checked between polls) or, with ``idle_timeout``, until nothing new has
-    arrived for that many seconds.
+    arrived for that many seconds. ``renamed_to``: the name the file takes if it
+    is renamed before it is opened (a capture written beside the one it replaces,
+    ``--force``, takes that one's name as soon as the proxy runs).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, renamed_to: str | os.PathLike[str] | None = None
+    ) -> None:
         self.path = Path(path)
+        self.renamed_to = Path(renamed_to) if renamed_to is not None else None
         self.header: Header | None = None
         self.problems: list[str] = []
         self._decoder = msgspec.json.Decoder(AnyRecord)
@@ -79,7 +85,7 @@ class CaptureReader:
         read_error: str | None = None
         polling = poll_interval if isinstance(poll_interval, Polling) else Polling(poll_interval)
         with ExitStack() as files:
-            stream = open_capture(self.path)
+            stream = self._open()
             files.callback(stream.close)
             salvage = isinstance(stream, gzip.GzipFile)
             read = chunk_reader(stream)
@@ -173,6 +179,16 @@ class CaptureReader:
             return
         if self.header is not None:
             yield self.header
+
+    def _open(self) -> BinaryIO | gzip.GzipFile:
+        try:
+            return open_capture(self.path)
+        except CaptureError:
+            # Gone since it was named: renamed (atomically), so its new name holds it.
+            if self.renamed_to is None or self.path.exists():
+                raise
+            self.path = self.renamed_to  # (what later reads and messages name)
+            return open_capture(self.path)
 
     def _decode_block(self, block: bytes | bytearray) -> list[AnyRecord]:
         """Whole lines: decoded in one call when they are all good records."""

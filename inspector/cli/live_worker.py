@@ -103,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     memtune.return_big_blocks()
     parser = argparse.ArgumentParser(prog="mcpeek-live-worker")
     parser.add_argument("capture")
+    parser.add_argument("--renamed-to", help="the capture's name once it replaced another")
     parser.add_argument("--flows", action="store_true")
     parser.add_argument("--no-check", action="store_true")
     parser.add_argument("--spec")
@@ -198,7 +199,7 @@ def _check(args: argparse.Namespace) -> int:
         # "stop" (at once, unfinished: end-of-session rules judge a whole session
         # only); not at an exit event, after which an HTTP proxy may still write.
         run_capture(
-            CaptureReader(args.capture),
+            CaptureReader(args.capture, renamed_to=args.renamed_to),
             traffic,
             follow=True,
             until_exit=False,

@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mcpeek.inspector.capture import CaptureError, read_records
+from mcpeek.inspector.capture import CaptureError, CaptureReader, read_records
 from mcpeek.inspector.records import Msg
 
 HEADER = b'{"k":"header","format":"mcpeek-capture","v":1,"transport":"stdio"}\n'
@@ -66,3 +66,23 @@ def test_a_capture_saved_as_utf16_says_so(tmp_path: Path) -> None:
     path.write_bytes((HEADER.decode() + "\n").encode("utf-16"))  # a BOM first, as editors do
     with pytest.raises(CaptureError, match="saved as UTF-16 text"):
         read_records(path)
+
+
+def test_a_capture_renamed_before_it_is_opened_is_read_by_its_new_name(tmp_path: Path) -> None:
+    beside, final = tmp_path / ".c.jsonl.new", tmp_path / "c.jsonl"
+    final.write_bytes(HEADER + msg_line(1, '"old"'))  # the capture it replaces, still there
+    beside.write_bytes(HEADER + msg_line(1, '"new"'))
+    reader = CaptureReader(beside, renamed_to=final)
+    beside.replace(final)  # (as the writer's commit does, before the reader opens it)
+    assert [r.raw for r in reader.records() if isinstance(r, Msg)] == ['"new"']
+    assert reader.path == final
+
+
+def test_a_capture_still_under_its_first_name_is_read_there(tmp_path: Path) -> None:
+    beside, final = tmp_path / ".c.jsonl.new", tmp_path / "c.jsonl"
+    final.write_bytes(HEADER + msg_line(1, '"old"'))
+    beside.write_bytes(HEADER + msg_line(1, '"new"'))
+    reader = CaptureReader(beside, renamed_to=final)
+    assert [r.raw for r in reader.records() if isinstance(r, Msg)] == ['"new"']
+    with pytest.raises(CaptureError, match="no such file"):  # (gone, and no new name)
+        list(CaptureReader(tmp_path / "gone.jsonl").records())

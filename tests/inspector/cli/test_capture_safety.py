@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.capture import read_records
-from mcpeek.inspector.records import Msg
+from mcpeek.inspector.records import Msg, Violation
 from tests.conftest import mcpeek_argv
 
 pytestmark = pytest.mark.e2e
@@ -259,3 +259,16 @@ def test_force_replaces_the_capture_once_the_run_started(tmp_path: Path) -> None
     assert header.target == [str(w) for w in QUIET_SERVER]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
+
+
+def test_the_live_checks_follow_a_capture_that_replaced_another(tmp_path: Path) -> None:
+    """With --force the records go to a file beside the old capture, which takes its
+    name once the server runs: the live worker, slower to start, still reads them."""
+    path = tmp_path / "old.jsonl"
+    path.write_bytes(CAPTURE.read_bytes())
+    server = 'print(\'{"jsonrpc":"1.0","id":1,"method":"ping"}\', flush=True)'
+    proc = mcpeek(["stdio", "--force", "-w", "FILE", "--", sys.executable, "-c", server], path)
+    assert proc.returncode == 0, proc.stderr
+    assert "live checks stopped" not in proc.stderr, proc.stderr
+    _, records, _ = read_records(path)
+    assert "jsonrpc.version" in [r.rule for r in records if isinstance(r, Violation)]
