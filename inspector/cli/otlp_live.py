@@ -51,7 +51,9 @@ class OtlpFollower:
             raise UsageError(f"--otlp: {exc}") from None
 
     def start(self, capture: Path, *, quiet: bool = False) -> None:
-        """Follow ``capture``; ``quiet`` (a viewer owns the terminal) keeps its
+        """Follow ``capture``, once the run has started: by then it is the new
+        capture under that name, not one that ``--force`` replaces (or keeps, when
+        the server never starts). ``quiet`` (a viewer owns the terminal) keeps its
         one line about a failing receiver off stderr."""
         if self.url is None:
             return

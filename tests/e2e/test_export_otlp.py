@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -244,3 +245,80 @@ def test_a_server_that_never_starts(tmp_path: Path) -> None:
     assert "cannot start the server" in done.stderr
     assert "OTLP" not in done.stderr and "Traceback" not in done.stderr
     assert receiver.spans == []
+
+
+def old_session(capture: Path) -> None:
+    """A capture already at ``capture``, from a session whose flows the tests below
+    must never see exported: a stdio session of the bad server (its own tool names)."""
+    proxy = mcpeek_argv("stdio", "-w", str(capture), "--", *peer_argv("bad_server.py"))
+    client = subprocess.run(
+        peer_argv("raw_client.py", "--", *proxy), capture_output=True, text=True, timeout=90
+    )
+    assert client.returncode == 0, client.stderr[-3000:]
+    assert len(inspector.load(capture).flows) > 3
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_force_exports_the_new_session_not_the_one_it_replaces(
+    transport: str, tmp_path: Path
+) -> None:
+    """With ``-w FILE --force``, the new capture takes FILE's name once the run has
+    started; until then FILE holds the old capture, which the follower must not export."""
+    capture = tmp_path / "cap.jsonl"
+    old_session(capture)
+    started = time.time_ns()
+    with otlp_receiver() as receiver:
+        if transport == "stdio":
+            proxy = mcpeek_argv(
+                "stdio",
+                "--otlp",
+                receiver.url,
+                "-w",
+                str(capture),
+                "--force",
+                "--",
+                *peer_argv("sdk_server.py"),
+            )
+            client = subprocess.run(
+                peer_argv("sdk_client.py", "--era", "modern", "--", *proxy),
+                capture_output=True,
+                text=True,
+                timeout=90,
+            )
+            assert client.returncode == 0, client.stderr[-3000:]
+        else:
+            record_http("modern", capture, "--otlp", receiver.url, "--force")
+        # The proxy has exited, and waited for its follower to send the rest.
+        receiver.wait_until(lambda r: CALLS <= r.span_names())
+    old = [s.name for s in receiver.spans if s.start_time_unix_nano < started]
+    assert old == [], old
+    new = [f for f in inspector.load(capture).flows if f.request is not None]
+    assert len(receiver.spans) >= len(new)
+
+
+def test_force_over_a_capture_when_the_server_never_starts(tmp_path: Path) -> None:
+    """The old capture stays, the new one is discarded: nothing is exported, the old
+    capture's flows least of all."""
+    capture = tmp_path / "c.jsonl"
+    old_session(capture)
+    kept = capture.read_bytes()
+    with otlp_receiver() as receiver:
+        done = subprocess.run(
+            mcpeek_argv(
+                "stdio",
+                "--otlp",
+                receiver.url,
+                "-w",
+                str(capture),
+                "--force",
+                "--",
+                str(tmp_path / "no-such-server"),
+            ),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert capture.read_bytes() == kept
+    assert receiver.spans == [], receiver.span_names()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -148,7 +148,6 @@ class HttpCommand(Command):
             extra_redacted=args.redact_header,
         )
         path = writer.path  # the name it took ({n}, {pid})
-        otlp.start(path, quiet=tui)
         live = LiveChecks(
             writer,
             console.say,
@@ -164,12 +163,18 @@ class HttpCommand(Command):
         stop = asyncio.Event()
         ready = asyncio.Event()
 
+        def started() -> None:
+            # Listening: the capture takes its name (-w --force replaces the old one
+            # now), and only then is it followed by name, never the old one's.
+            writer.commit()
+            otlp.start(path, quiet=tui)
+
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
                 live,
                 with_control(
                     lambda: _serve(
-                        args, host, port, upstream, recorder, console, stop, ready, actor
+                        args, host, port, upstream, recorder, console, stop, ready, started, actor
                     ),
                     actor,
                     path,
@@ -216,6 +221,7 @@ async def _serve(
     console: Console,
     stop: asyncio.Event,
     ready: asyncio.Event,
+    started: Callable[[], None],
     actor: Actor | None = None,
 ) -> None:
     guard = RequestGuard(port, allow_remote=args.allow_remote, allowed_origins=args.allow_origin)
@@ -248,7 +254,7 @@ async def _serve(
         shown_host = f"[{host}]" if ":" in host else host
         relay.public_origin = f"http://{shown_host}:{actual}"
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
-        recorder.writer.commit()  # listening: the run has started (-w --force replaces now)
+        started()  # the run has started
         target_path = urlsplit(upstream).path or "/"
         console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
         console.say(f"recording to {recorder.writer.path}")  # as stdio does; saved at the end

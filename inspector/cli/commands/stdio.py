@@ -118,6 +118,13 @@ class StdioCommand(Command):
         )
         recorder = Recorder(writer, on_error=internal_error)
         tap = StdioTap(recorder.emit)
+
+        def started() -> None:
+            # The server runs: the capture takes its name (-w --force replaces the old
+            # one now), and only then is it followed by name, never the old one's.
+            writer.commit()
+            otlp.start(path)
+
         relay = (
             StdioRelay(
                 command,
@@ -125,7 +132,7 @@ class StdioCommand(Command):
                 console,
                 grace=args.grace,
                 on_tap_error=internal_error,
-                on_spawned=writer.commit,
+                on_spawned=started,
             )
             if actor is None
             else ActingStdioRelay(
@@ -135,13 +142,12 @@ class StdioCommand(Command):
                 actor.decide,
                 grace=args.grace,
                 on_tap_error=internal_error,
-                on_spawned=writer.commit,
+                on_spawned=started,
             )
         )
         if actor is not None and isinstance(relay, ActingStdioRelay):
             actor.injector.deliver = relay.inject  # the control channel may inject
         console.say(f"recording to {path}")
-        otlp.start(path)
         if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
             console.say(
                 "stdin is a terminal: waiting for an MCP client to write JSON-RPC on stdin "
