@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterable
 
 from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
-from mcpeek.inspector.capture.redact_repeats import Repeats, remember
+from mcpeek.inspector.capture.redact_repeats import LONGEST, REMEMBERED, Repeats, remember
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
 from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
 from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
@@ -40,6 +40,8 @@ class Redactor:
         self._secret_names: dict[str, bool] = {}
         self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
         self._plain_values: set[str] = set()
+        # Header lists (names as given) found plain and ASCII, and what they record as.
+        self._plain_lists: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
         self._plain_targets: set[str] = set()
         self._repeats = Repeats()  # messages that hold nothing, whatever their digits
         # detect-secrets takes a few hundred milliseconds to import: the detector
@@ -136,14 +138,30 @@ class Redactor:
         """
         if not record.headers:
             return True
-        given, values = zip(*record.headers, strict=True)  # names and values, at C speed
+        if record.headers_b64:  # values stored in Base64: never remembered
+            self._redact_headers(record, self._names(tuple([n for n, _ in record.headers]))[0])
+            return False
+        # A client or server sends the same header list again and again (its Date
+        # changes once a second): one look-up for a list recorded plain before.
+        given_list = tuple(record.headers)
+        known = self._plain_lists.get(given_list)
+        if known is not None:
+            record.headers = list(known)
+            return True
+        given, values = zip(*given_list, strict=True)  # names and values, at C speed
         names, any_secret, ascii_names = self._names(given)
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
         joined = "\n".join(values)
-        if not any_secret and not record.headers_b64 and self._no_secret(joined):
+        if not any_secret and self._no_secret(joined):
             record.headers = list(zip(names, values, strict=True))  # the common case
-            return ascii_names and joined.isascii()
+            if not (ascii_names and joined.isascii()):
+                return False
+            if len(joined) <= LONGEST:  # bounded as .redact_repeats.remember is
+                if len(self._plain_lists) >= REMEMBERED:
+                    self._plain_lists.clear()
+                self._plain_lists[given_list] = tuple(record.headers)
+            return True
         self._redact_headers(record, names)
         return False
 

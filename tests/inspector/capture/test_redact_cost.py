@@ -88,6 +88,48 @@ def test_a_header_name_is_judged_once_per_recording(monkeypatch) -> None:  # typ
     assert sorted(judged) == ["authorization", "content-type"]
 
 
+def test_a_header_list_recorded_plain_is_not_scanned_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The same list again costs one look-up; the same names with a secret in a value
+    are scanned and redacted as ever."""
+    from mcpeek.inspector.capture import redact
+    from mcpeek.inspector.records import Http
+
+    redactor = redact.Redactor()
+    scanned: list[str] = []  # the values of each list looked at for secrets
+    real = redactor._no_secret
+
+    def spy(joined: str) -> bool:
+        scanned.append(joined)
+        return real(joined)
+
+    monkeypatch.setattr(redactor, "_no_secret", spy)
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+
+    def record(trace: str, date: str = "Tue, 01 Dec 2026 10:00:00 GMT") -> list[tuple[str, str]]:
+        headers = [("Content-Type", "application/json"), ("X-Trace", trace), ("Date", date)]
+        done = Http(x="x1", phase="response", headers=headers)
+        assert redactor.headers(done) is ("ghp_" not in trace)
+        assert done.headers is not headers
+        return list(done.headers)
+
+    first = record("t-1")
+    assert len(scanned) == 1
+    assert (
+        record("t-1")
+        == first
+        == [
+            ("content-type", "application/json"),
+            ("x-trace", "t-1"),
+            ("date", "Tue, 01 Dec 2026 10:00:00 GMT"),
+        ]
+    )
+    assert len(scanned) == 1  # remembered: not scanned again
+    record("t-1", date="Tue, 01 Dec 2026 10:00:01 GMT")  # a new list: scanned
+    assert len(scanned) == 2
+    assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
+    assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
+
+
 def test_a_big_message_selects_patterns_by_its_windows_only() -> None:
     # A literal ("AKIA", "xox") far from any run of token characters selects no
     # pattern; a secret in a window of the same message is still found.
