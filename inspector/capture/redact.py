@@ -144,11 +144,15 @@ class Redactor:
         # A client or server sends the same header list again and again (its Date
         # changes once a second): one look-up for a list recorded plain before.
         given_list = tuple(record.headers)
-        known = self._plain_lists.get(given_list)
+        try:
+            known = self._plain_lists.get(given_list)
+            hashable = True
+        except TypeError:  # an entry made a list, not a tuple: never remembered
+            known, hashable = None, False
         if known is not None:
             record.headers = list(known)
             return True
-        given, values = zip(*given_list, strict=True)  # names and values, at C speed
+        given, values = zip(*record.headers, strict=True)  # names and values, at C speed
         names, any_secret, ascii_names = self._names(given)
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
@@ -157,7 +161,8 @@ class Redactor:
             record.headers = list(zip(names, values, strict=True))  # the common case
             if not (ascii_names and joined.isascii()):
                 return False
-            if len(joined) <= LONGEST:  # bounded as .redact_repeats.remember is
+            # Bounded as .redact_repeats.remember is, names and values counted.
+            if hashable and len(joined) + sum(map(len, given)) <= LONGEST:
                 if len(self._plain_lists) >= REMEMBERED:
                     self._plain_lists.clear()
                 self._plain_lists[given_list] = tuple(record.headers)

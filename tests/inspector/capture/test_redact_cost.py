@@ -128,6 +128,14 @@ def test_a_header_list_recorded_plain_is_not_scanned_again(monkeypatch) -> None:
     assert len(scanned) == 2
     assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
     assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
+    # Long names count against the bound as the values do: not remembered, scanned again.
+    long_names = [(f"X-{'n' * 5000}-{i}", "v") for i in range(2)]
+    for _ in range(2):
+        redactor.headers(Http(x="x2", phase="request", headers=list(long_names)))
+    assert len(scanned) == 6
+    # Entries made lists (not the tuples the type says) are recorded all the same.
+    listed = Http(x="x3", phase="request", headers=[["X-A", "1"]])  # type: ignore[list-item]
+    assert redactor.headers(listed) and listed.headers == [("x-a", "1")]
 
 
 def test_a_big_message_selects_patterns_by_its_windows_only() -> None:
