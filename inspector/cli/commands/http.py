@@ -195,13 +195,14 @@ class HttpCommand(Command):
                 else:
                     asyncio.run(_with_viewer(proxy(), stop, ready, path, slow))
         except (OSError, UsageError) as exc:
-            if not ready.is_set():
-                writer.discard()  # it never listened (or not for long): no capture to keep
             if isinstance(exc, UsageError):
                 raise
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            writer.close()
+            if ready.is_set():
+                writer.close()
+            else:  # it never listened (an error, a Ctrl-C): no capture to keep, and
+                writer.discard()  # the one --force would replace stays
             otlp.finish()
         if internal_error.incomplete:  # said once above; the exit code must not say "ok"
             console.say(f"the capture {path} is incomplete", force=True)

@@ -272,3 +272,27 @@ def test_the_live_checks_follow_a_capture_that_replaced_another(tmp_path: Path) 
     assert "live checks stopped" not in proc.stderr, proc.stderr
     _, records, _ = read_records(path)
     assert "jsonrpc.version" in [r.rule for r in records if isinstance(r, Violation)]
+
+
+def test_ctrl_c_before_the_http_proxy_listens_keeps_the_old_capture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted before it listened (a viewer's Ctrl-C comes as KeyboardInterrupt),
+    the run never started: with --force the old capture stays, nothing is left beside."""
+    from mcpeek.inspector.cli.commands import http as http_command
+    from mcpeek.inspector.cli.main import main
+
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o600)
+
+    def interrupted(main_coroutine: object) -> None:
+        main_coroutine.close()  # type: ignore[attr-defined]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(http_command.asyncio, "run", interrupted)
+    argv = ["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0"]
+    assert main([*argv, "-w", str(path), "--force", "--no-tui", "-q"]) == 130
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
