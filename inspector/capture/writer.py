@@ -110,18 +110,23 @@ class CaptureWriter:
         will replace it (a reader that opens it keeps reading it once renamed)."""
         return self._beside or self.path
 
+    @property
+    def replacing(self) -> bool:
+        """Whether the records go beside the file they are to replace (``--force``),
+        the run not started yet (or its :meth:`commit` failed)."""
+        return self._beside is not None
+
     def commit(self) -> None:
         """The run has started: the capture takes its name, replacing the file that
         held data (``--force``). Nothing to do otherwise, or a second time."""
         if self._beside is None:
             return
-        beside, self._beside = self._beside, None
-        try:
-            os.replace(beside, self.path)
-        finally:
-            if self._replaced is not None:
-                os.close(self._replaced)  # its lock goes with it: the name is ours now
-                self._replaced = None
+        # Failing, this leaves both files as they were: discard() then removes the new.
+        os.replace(self._beside, self.path)
+        self._beside = None
+        if self._replaced is not None:
+            os.close(self._replaced)  # its lock goes with it: the name is ours now
+            self._replaced = None
 
     @property
     def record_count(self) -> int:

@@ -69,7 +69,7 @@ class LiveChecks:
         self._say = say
         self._recorded = recorded
         self._args = [str(writer.writing_path)]  # followed on after it is renamed
-        if writer.writing_path != writer.path:  # (or opened by its new name, if later)
+        if writer.replacing:  # (or opened by its new name, if later)
             self._args += ["--renamed-to", str(writer.path)]
         if flows:
             self._args.append("--flows")

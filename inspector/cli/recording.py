@@ -175,3 +175,14 @@ class RecordingErrors:
         if self._writer.error is not None:
             self(self._writer.error)  # (once: e.g. met by a violation record, untold)
         return bool(self._told)
+
+
+def commit_capture(writer: CaptureWriter) -> None:
+    """The run has started: the capture takes its name (``-w FILE --force`` replaces
+    the old capture now), or a UsageError says why it cannot (the writer is then
+    still :attr:`~CaptureWriter.replacing`: the caller discards the new capture,
+    and the old one stays as it was)."""
+    try:
+        writer.commit()
+    except OSError as exc:
+        raise UsageError(f"cannot replace {writer.path}: {exc.strerror or exc}") from None

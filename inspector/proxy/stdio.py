@@ -166,9 +166,14 @@ class StdioRelay(LifecycleShell):
             return SPAWN_FAILED
         self.server_started(transport)
         self.spawned = True
-        if self.on_spawned is not None:
-            self.on_spawned()
         try:
+            if self.on_spawned is not None:
+                try:
+                    self.on_spawned()
+                except Exception:  # the run cannot go on: its server goes, reaped here
+                    self._signal_server(signal.SIGKILL)
+                    await _reaped(transport)
+                    raise
             return await self._relay(transport, client_out_proto)
         except BaseException:
             self._signal_server(signal.SIGKILL)  # never leave the server orphaned
@@ -248,3 +253,11 @@ def _spawn_error(command: Sequence[str], exc: BaseException) -> str:
         return f"cannot start the server: {name}: permission denied"
     detail = getattr(exc, "strerror", None) or str(exc)
     return f"cannot start the server: {name}: {detail}"
+
+
+async def _reaped(transport: asyncio.SubprocessTransport, seconds: float = 2.0) -> None:
+    """Wait until ``transport``'s process is reaped, ``seconds`` at most: the loop
+    that started it must not close before (asyncio would warn on stderr)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while transport.get_returncode() is None and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)

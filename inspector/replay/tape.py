@@ -141,7 +141,7 @@ class Tape:
         if writer is None or self.closed:  # (closed: the session had ended, all written)
             self.close()
             return "" if writer is None else f"the capture {writer.path} holds the whole replay"
-        path, replacing = writer.path, writer.writing_path != writer.path
+        path, replacing = writer.path, writer.replacing
         if not replacing and self.started:
             self.close()
             return f"the capture {path} holds the replay up to the interruption"
@@ -161,7 +161,7 @@ class Tape:
         writer = self.writer
         if writer is None:
             return
-        waiting = writer.writing_path != writer.path  # an old capture waits to be replaced
+        waiting = writer.replacing  # an old capture waits to be replaced
         if waiting and (self.error is not None or not self.started):
             # The capture stopped short (a full disk), or the session never started
             # (stopped before the client's first word): neither takes the old one's place.

@@ -32,7 +32,12 @@ from mcpeek.inspector.cli.base import (
 )
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
-from mcpeek.inspector.cli.recording import RecordingErrors, add_capture_options, open_capture
+from mcpeek.inspector.cli.recording import (
+    RecordingErrors,
+    add_capture_options,
+    commit_capture,
+    open_capture,
+)
 from mcpeek.inspector.cli.urls import (
     check_http_url,
     check_origins,
@@ -166,7 +171,7 @@ class HttpCommand(Command):
         def started() -> None:
             # Listening: the capture takes its name (-w --force replaces the old one
             # now), and only then is it followed by name, never the old one's.
-            writer.commit()
+            commit_capture(writer)
             otlp.start(path, quiet=tui)
 
         def proxy() -> Coroutine[None, None, None]:

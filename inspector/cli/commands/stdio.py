@@ -20,7 +20,12 @@ from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_co
 from mcpeek.inspector.cli.base import Command, UsageError, add_slow_option, slow_seconds
 from mcpeek.inspector.cli.live import LiveChecks, record_while
 from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
-from mcpeek.inspector.cli.recording import RecordingErrors, add_capture_options, open_capture
+from mcpeek.inspector.cli.recording import (
+    RecordingErrors,
+    add_capture_options,
+    commit_capture,
+    open_capture,
+)
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console
@@ -122,7 +127,7 @@ class StdioCommand(Command):
         def started() -> None:
             # The server runs: the capture takes its name (-w --force replaces the old
             # one now), and only then is it followed by name, never the old one's.
-            writer.commit()
+            commit_capture(writer)
             otlp.start(path)
 
         relay = (
@@ -157,10 +162,10 @@ class StdioCommand(Command):
             run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
             code = asyncio.run(record_while(live, run, console))
         finally:
-            if relay.spawned:
+            if relay.spawned and not writer.replacing:
                 writer.close()
-            else:  # the server did not start (said on stderr): nothing worth a capture
-                writer.discard()
+            else:  # the server did not start, or its capture could not replace the old
+                writer.discard()  # one (said on stderr): nothing worth a capture
             otlp.finish()
         if relay.spawned:
             count = tap.message_count

@@ -182,3 +182,26 @@ def test_a_run_that_never_started_leaves_the_old_capture(tmp_path: Path) -> None
     assert path.read_bytes() == b"old capture\n"
     assert [p.name for p in tmp_path.iterdir()] == ["cap.jsonl"]
     writer(path, force=True).close()  # and the lock went with it
+
+
+def test_a_capture_that_cannot_take_its_name_can_still_be_discarded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed rename leaves both files as they were: discard() then removes the new
+    one, and the old capture stays (its lock released)."""
+    path = tmp_path / "cap.jsonl"
+    path.write_bytes(b"old capture\n")
+    started = writer(path, force=True)
+
+    def refused(src: object, dst: object) -> None:
+        raise PermissionError(13, "Permission denied", str(src), None, str(dst))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", refused)
+        with pytest.raises(PermissionError):
+            started.commit()
+    assert started.writing_path != path and started.writing_path.exists()
+    started.discard()
+    assert path.read_bytes() == b"old capture\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["cap.jsonl"]
+    writer(path, force=True).close()  # and the lock went with it

@@ -8,6 +8,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from mcpeek.inspector.capture import read_records
 from mcpeek.inspector.records import Msg, Violation
 from tests.conftest import mcpeek_argv
+from tests.inspector.cli.test_interrupts import has_ended
 
 pytestmark = pytest.mark.e2e
 
@@ -296,3 +298,63 @@ def test_ctrl_c_before_the_http_proxy_listens_keeps_the_old_capture(
     assert main([*argv, "-w", str(path), "--force", "--no-tui", "-q"]) == 130
     assert path.read_bytes() == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
+
+
+def test_a_capture_that_cannot_take_its_name_is_one_line_and_keeps_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-w FILE --force: the rename that replaces FILE as the run starts fails (here,
+    refused): a usage error, the new capture discarded, FILE as it was."""
+    from mcpeek.inspector.cli.main import main
+
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o600)
+
+    def refused(src: object, dst: object) -> None:
+        raise PermissionError(13, "Permission denied", str(src), None, str(dst))
+
+    monkeypatch.setattr(os, "replace", refused)
+    argv = ["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0"]
+    assert main([*argv, "-w", str(path), "--force", "--no-tui", "-q", "--no-check"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mcpeek: cannot replace {path}: Permission denied\n", err
+    assert path.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
+
+
+def test_stdio_whose_capture_cannot_take_its_name_stops_its_server(tmp_path: Path) -> None:
+    """The same in stdio, where the rename comes once the server runs: the server is
+    stopped, not left running without its proxy (this one would outlive its stdin)."""
+    path = tmp_path / "old.jsonl"
+    old = CAPTURE.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o600)
+    pid_file = tmp_path / "server.pid"
+    server = (
+        f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    )
+    refusing = (
+        "import os, sys\n"
+        "def refused(src, dst):\n"
+        "    raise PermissionError(13, 'Permission denied', str(src), None, str(dst))\n"
+        "os.replace = refused\n"
+        "from mcpeek.inspector.cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    argv = ["stdio", "-w", str(path), "--force", "-q", "--no-check", "--", sys.executable]
+    done = subprocess.run(
+        [sys.executable, "-c", refusing, *argv, "-c", server],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"mcpeek: cannot replace {path}: Permission denied\n", done.stderr
+    assert path.read_bytes() == old
+    time.sleep(1.0)  # a server left running has written its pid by now
+    assert sorted(p.name for p in tmp_path.iterdir() if p != pid_file) == ["old.jsonl"]
+    if pid_file.exists():  # it ran before it was stopped: it must have ended
+        assert has_ended(int(pid_file.read_text()))
