@@ -258,6 +258,11 @@ def old_session(capture: Path) -> None:
     assert len(inspector.load(capture).flows) > 3
 
 
+def replacing(capture: Path, url: str, *server: str) -> list[str]:
+    """``mcpeek stdio`` exporting to ``url``, its capture replacing ``capture``."""
+    return mcpeek_argv("stdio", "--otlp", url, "-w", str(capture), "--force", "--", *server)
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_force_exports_the_new_session_not_the_one_it_replaces(
     transport: str, tmp_path: Path
@@ -269,16 +274,7 @@ def test_force_exports_the_new_session_not_the_one_it_replaces(
     started = time.time_ns()
     with otlp_receiver() as receiver:
         if transport == "stdio":
-            proxy = mcpeek_argv(
-                "stdio",
-                "--otlp",
-                receiver.url,
-                "-w",
-                str(capture),
-                "--force",
-                "--",
-                *peer_argv("sdk_server.py"),
-            )
+            proxy = replacing(capture, receiver.url, *peer_argv("sdk_server.py"))
             client = subprocess.run(
                 peer_argv("sdk_client.py", "--era", "modern", "--", *proxy),
                 capture_output=True,
@@ -289,7 +285,7 @@ def test_force_exports_the_new_session_not_the_one_it_replaces(
         else:
             record_http("modern", capture, "--otlp", receiver.url, "--force")
         # The proxy has exited, and waited for its follower to send the rest.
-        receiver.wait_until(lambda r: CALLS <= r.span_names())
+        receiver.wait_until(lambda r: r.span_names() >= CALLS)
     old = [s.name for s in receiver.spans if s.start_time_unix_nano < started]
     assert old == [], old
     new = [f for f in inspector.load(capture).flows if f.request is not None]
@@ -304,16 +300,7 @@ def test_force_over_a_capture_when_the_server_never_starts(tmp_path: Path) -> No
     kept = capture.read_bytes()
     with otlp_receiver() as receiver:
         done = subprocess.run(
-            mcpeek_argv(
-                "stdio",
-                "--otlp",
-                receiver.url,
-                "-w",
-                str(capture),
-                "--force",
-                "--",
-                str(tmp_path / "no-such-server"),
-            ),
+            replacing(capture, receiver.url, str(tmp_path / "no-such-server")),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
