@@ -22,8 +22,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name
-from mcpeek.inspector.capture.redact_repeats import LONGEST, REMEMBERED, Repeats, remember
+from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name, scan
+from mcpeek.inspector.capture.redact_repeats import Repeats, remember
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
 from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
 from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
@@ -39,9 +39,7 @@ class Redactor:
         self.extra_headers = frozenset(name.lower() for name in extra_headers)
         self._secret_names: dict[str, bool] = {}
         self._header_lists: dict[tuple[str, ...], tuple[tuple[str, ...], bool, bool]] = {}
-        self._plain_values: set[str] = set()
-        # Header lists (names as given) found plain and ASCII, and what they record as.
-        self._plain_lists: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+        self._plain_headers = Repeats()  # header values that hold nothing, as messages
         self._plain_targets: set[str] = set()
         self._repeats = Repeats()  # messages that hold nothing, whatever their digits
         # detect-secrets takes a few hundred milliseconds to import: the detector
@@ -138,47 +136,30 @@ class Redactor:
         """
         if not record.headers:
             return True
-        if record.headers_b64:  # values stored in Base64: never remembered
-            self._redact_headers(record, self._names(tuple([n for n, _ in record.headers]))[0])
-            return False
-        # A client or server sends the same header list again and again (its Date
-        # changes once a second): one look-up for a list recorded plain before.
-        given_list = tuple(record.headers)
-        try:
-            known = self._plain_lists.get(given_list)
-            hashable = True
-        except TypeError:  # an entry made a list, not a tuple: never remembered
-            known, hashable = None, False
-        if known is not None:
-            record.headers = list(known)
-            return True
         given, values = zip(*record.headers, strict=True)  # names and values, at C speed
         names, any_secret, ascii_names = self._names(given)
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
         joined = "\n".join(values)
-        if not any_secret and self._no_secret(joined):
+        if not any_secret and not record.headers_b64 and self._no_secret(joined):
             record.headers = list(zip(names, values, strict=True))  # the common case
-            if not (ascii_names and joined.isascii()):
-                return False
-            # Bounded as .redact_repeats.remember is, names and values counted.
-            if hashable and len(joined) + sum(map(len, given)) <= LONGEST:
-                if len(self._plain_lists) >= REMEMBERED:
-                    self._plain_lists.clear()
-                self._plain_lists[given_list] = tuple(record.headers)
-            return True
+            return ascii_names and joined.isascii()
         self._redact_headers(record, names)
         return False
 
     def _no_secret(self, joined: str) -> bool:
         """Whether the detector finds no secret in ``joined`` (a header list's values),
-        remembered for the lists that hold none (see :func:`.redact_repeats.remember`;
-        a server's change with its ``Date``, once a second)."""
-        if joined in self._plain_values:
+        remembered for the lists that hold none whatever their digits, as messages
+        are (see :mod:`.redact_repeats`): a client's or server's lists change in
+        their ``Content-Length`` and ``Date`` only, exchange after exchange."""
+        key = Repeats.key(joined)
+        if key is not None and self._plain_headers.plain(key):
             return True
-        if self.detector.spans(joined):
+        scanned = scan(joined)
+        if self.detector.spans(joined, scanned):
             return False
-        remember(self._plain_values, joined)
+        if key is not None:
+            self._plain_headers.learn(key, scanned, self.detector)
         return True
 
     def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:

@@ -88,51 +88,48 @@ def test_a_header_name_is_judged_once_per_recording(monkeypatch) -> None:  # typ
     assert sorted(judged) == ["authorization", "content-type"]
 
 
-def test_a_header_list_recorded_plain_is_not_scanned_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The same list again costs one look-up; the same names with a secret in a value
-    are scanned and redacted as ever."""
+def test_header_values_that_differ_in_digits_only_are_not_scanned_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A client's or server's header lists change in their numbers only (a length, a
+    date): once such values were found plain twice, the others of their shape are
+    recorded without a scan; a secret in a value is scanned and redacted as ever."""
     from mcpeek.inspector.capture import redact
     from mcpeek.inspector.records import Http
 
     redactor = redact.Redactor()
-    scanned: list[str] = []  # the values of each list looked at for secrets
-    real = redactor._no_secret
+    scanned: list[str] = []  # the values of each list the detector looked at
+    real = redactor.detector.spans
 
-    def spy(joined: str) -> bool:
-        scanned.append(joined)
-        return real(joined)
+    def spy(text: str, scan=None):  # type: ignore[no-untyped-def]
+        scanned.append(text)
+        return real(text, scan)
 
-    monkeypatch.setattr(redactor, "_no_secret", spy)
+    monkeypatch.setattr(redactor.detector, "spans", spy)
     token = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
 
-    def record(trace: str, date: str = "Tue, 01 Dec 2026 10:00:00 GMT") -> list[tuple[str, str]]:
-        headers = [("Content-Type", "application/json"), ("X-Trace", trace), ("Date", date)]
+    def record(length: int, trace: str = "t-1") -> list[tuple[str, str]]:
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(length)),
+            ("X-Trace", trace),
+            ("Date", f"Tue, 01 Dec 2026 10:00:{length % 60:02d} GMT"),
+        ]
         done = Http(x="x1", phase="response", headers=headers)
         assert redactor.headers(done) is ("ghp_" not in trace)
-        assert done.headers is not headers
-        return list(done.headers)
+        return list(done.headers or ())
 
-    first = record("t-1")
-    assert len(scanned) == 1
-    assert (
-        record("t-1")
-        == first
-        == [
-            ("content-type", "application/json"),
-            ("x-trace", "t-1"),
-            ("date", "Tue, 01 Dec 2026 10:00:00 GMT"),
-        ]
-    )
-    assert len(scanned) == 1  # remembered: not scanned again
-    record("t-1", date="Tue, 01 Dec 2026 10:00:01 GMT")  # a new list: scanned
-    assert len(scanned) == 2
-    assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
-    assert record(f"t-1 {token}")[1] == ("x-trace", f"t-1 {redact.marker(token)}")
-    # Long names count against the bound as the values do: not remembered, scanned again.
-    long_names = [(f"X-{'n' * 5000}-{i}", "v") for i in range(2)]
-    for _ in range(2):
-        redactor.headers(Http(x="x2", phase="request", headers=list(long_names)))
-    assert len(scanned) == 6
+    assert record(120) == [
+        ("content-type", "application/json"),
+        ("content-length", "120"),
+        ("x-trace", "t-1"),
+        ("date", "Tue, 01 Dec 2026 10:00:00 GMT"),
+    ]
+    record(131)
+    assert len(scanned) == 2  # a shape seen once is not trusted yet
+    assert record(142)[1:2] == [("content-length", "142")]
+    assert record(953)[3] == ("date", "Tue, 01 Dec 2026 10:00:53 GMT")
+    assert len(scanned) == 2  # the same shape: not scanned again
+    assert record(164, f"t-1 {token}")[2] == ("x-trace", f"t-1 {redact.marker(token)}")
+    assert record(164, f"t-1 {token}")[2] == ("x-trace", f"t-1 {redact.marker(token)}")
     # Entries made lists (not the tuples the type says) are recorded all the same.
     listed = Http(x="x3", phase="request", headers=[["X-A", "1"]])  # type: ignore[list-item]
     assert redactor.headers(listed) and listed.headers == [("x-a", "1")]
@@ -269,7 +266,7 @@ def test_a_long_text_s_windows_come_from_its_runs() -> None:
         assert start <= at and at + len(token) <= end and end - start < len(token) + 200
 
 
-def test_a_header_value_list_without_a_secret_is_scanned_once_per_recording() -> None:
+def test_a_header_value_list_without_a_secret_is_scanned_twice_per_recording() -> None:
     from mcpeek.inspector.capture import redact
     from mcpeek.inspector.records import Http
 
@@ -294,8 +291,9 @@ def test_a_header_value_list_without_a_secret_is_scanned_once_per_recording() ->
         redactor.headers(record)
         assert record.headers is not None
         assert record.headers[1][0] == "x-note" and token not in record.headers[1][1]
-    # The plain list once; the list with a secret every time (its verdict is not kept).
-    assert scanned.count("application/json\n*/*") == 1
+    # The plain list twice (a shape is trusted once it came twice: see .redact_repeats);
+    # the list with a secret every time (its verdict is not kept).
+    assert scanned.count("application/json\n*/*") == 2
     assert scanned.count("application/json\n" + token) >= 3
 
 
