@@ -168,10 +168,13 @@ class HttpCommand(Command):
         stop = asyncio.Event()
         ready = asyncio.Event()
 
+        began = asyncio.Event()  # the capture has its name: kept whatever comes next
+
         def started() -> None:
             # Listening: the capture takes its name (-w --force replaces the old one
             # now), and only then is it followed by name, never the old one's.
             commit_capture(writer)
+            began.set()
             otlp.start(path, quiet=tui)
 
         def proxy() -> Coroutine[None, None, None]:
@@ -204,7 +207,7 @@ class HttpCommand(Command):
                 raise
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            if ready.is_set():
+            if began.is_set():
                 writer.close()
             else:  # it never listened (an error, a Ctrl-C): no capture to keep, and
                 writer.discard()  # the one --force would replace stays

@@ -358,3 +358,27 @@ def test_stdio_whose_capture_cannot_take_its_name_stops_its_server(tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir() if p != pid_file) == ["old.jsonl"]
     if pid_file.exists():  # it ran before it was stopped: it must have ended
         assert has_ended(int(pid_file.read_text()))
+
+
+def test_a_failure_once_the_capture_replaced_the_old_one_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the new capture has taken FILE's name, the old one is gone: whatever
+    fails next, the new one is kept, not discarded with it."""
+    from mcpeek.inspector.cli.main import main
+    from mcpeek.inspector.cli.otlp_live import OtlpFollower
+
+    path = tmp_path / "old.jsonl"
+    path.write_bytes(CAPTURE.read_bytes())
+    path.chmod(0o600)
+
+    def broken(self: OtlpFollower, capture: Path, *, quiet: bool = False) -> None:
+        raise RuntimeError("a bug between the rename and the listening")
+
+    monkeypatch.setattr(OtlpFollower, "start", broken)
+    argv = ["http", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0"]
+    with pytest.raises(RuntimeError):
+        main([*argv, "-w", str(path), "--force", "--no-tui", "-q", "--no-check"])
+    header, _, _ = read_records(path)
+    assert header.target == "http://127.0.0.1:1/mcp"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
