@@ -25,7 +25,13 @@ from collections.abc import Iterable
 from mcpeek.inspector.capture.redact_detect import SecretDetector, detector_name, scan
 from mcpeek.inspector.capture.redact_repeats import Repeats, remember
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, is_secret_header, marker
-from mcpeek.inspector.capture.redact_text import redact_body, redact_message, redact_target
+from mcpeek.inspector.capture.redact_text import (
+    may_hold_url_params,
+    redact_body,
+    redact_message,
+    redact_target,
+    redact_url_params,
+)
 from mcpeek.inspector.records import Act, Http, Msg, Redaction, SeqRecord, Stderr, header_bytes
 
 KINDS = ("header", "query", "form-body", "json-field", "secret-pattern")
@@ -141,7 +147,12 @@ class Redactor:
         # One scan of all the values together: most records have no secret
         # there, and each value scanned alone would cost a scan each.
         joined = "\n".join(values)
-        if not any_secret and not record.headers_b64 and self._no_secret(joined):
+        if (
+            not any_secret
+            and not record.headers_b64
+            and not may_hold_url_params(joined)  # (a redirect's Location: by parameter)
+            and self._no_secret(joined)
+        ):
             record.headers = list(zip(names, values, strict=True))  # the common case
             return ascii_names and joined.isascii()
         self._redact_headers(record, names)
@@ -164,21 +175,26 @@ class Redactor:
 
     def _redact_headers(self, record: Http, names: tuple[str, ...]) -> None:
         """:meth:`headers` for a record with a credential header, a secret in a
-        value, or values stored in Base64."""
+        value, a URL with parameters, or values stored in Base64."""
         assert record.headers is not None
         encoded = set(record.headers_b64 or ())
         values = header_bytes(record) if encoded else None
         secret = [self._is_secret(name) for name in names]
         others = [v for (_, v), s in zip(record.headers, secret, strict=True) if not s]
-        scan = bool(self.detector.spans("\n".join(others)))
+        scanning = bool(self.detector.spans("\n".join(others)))
         headers = []
         for i, (lname, (_, value)) in enumerate(zip(names, record.headers, strict=True)):
             if secret[i]:
                 # A Base64-stored value is hashed as the bytes it stands for.
                 headers.append((lname, marker(values[i][1] if values else value)))
                 encoded.discard(i)
-            elif scan and i not in encoded and not value.startswith(MARKER_PREFIX):
-                headers.append((lname, self.detector.redact(value) or value))
+            elif i not in encoded and not value.startswith(MARKER_PREFIX):
+                kept = value
+                if may_hold_url_params(kept):
+                    kept = redact_url_params(kept) or kept
+                if scanning:
+                    kept = self.detector.redact(kept) or kept
+                headers.append((lname, kept))
             else:
                 headers.append((lname, value))
         record.headers = headers

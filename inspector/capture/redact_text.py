@@ -36,6 +36,9 @@ _AFTER_KEY = re.compile(r"\s*:")
 _MEMBER_NAME = re.compile(r'"([^"\\]{1,100})"\s*:')
 _NAMES_ONLY = 64 * 1024
 # application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
+# A URL parameter anywhere in a text: its name after "?", "&", "#" or ";", its
+# value up to the next separator (or the end of the URL: a quote, ">", a space).
+_URL_PARAM = re.compile(r"(?<=[?&#;])([^=&#;?\s]+)=([^&#;\s\"'<>,]+)")
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
 
@@ -204,6 +207,30 @@ def redact_params(text: str, detector: SecretDetector) -> str | None:
     redacted = detector.redact(out)
     if redacted is not None:
         return redacted
+    return out if changed else None
+
+
+def may_hold_url_params(text: str) -> bool:
+    """Whether ``text`` may hold a URL with parameters (a ``Location``, a ``Referer``):
+    one test at C speed for the usual header values, which hold none."""
+    return "=" in text and ("?" in text or "#" in text)
+
+
+def redact_url_params(text: str) -> str | None:
+    """``text`` (a header value) with the values of the URL parameters named like
+    credentials replaced, in a query or a fragment: an OAuth redirect's ``code``,
+    an ``access_token`` after ``#``; None if it holds none."""
+    changed = False
+
+    def replaced(match: re.Match[str]) -> str:
+        nonlocal changed
+        name, value = match[1], match[2]
+        if not is_secret_param(unquote_plus(name)):
+            return match[0]
+        changed = True
+        return f"{name}={marker(unquote_plus(value))}"
+
+    out = _URL_PARAM.sub(replaced, text)
     return out if changed else None
 
 

@@ -261,3 +261,26 @@ def test_a_message_nested_too_deeply_to_decode_is_recorded_and_its_password_reda
     assert b"hunter2" not in data
     assert wire_bytes(msg) == raw.replace('"hunter2"', json.dumps(marker("hunter2"))).encode()
     assert wire_bytes(after) == wire_bytes(ping)
+
+
+def test_credentials_in_the_urls_of_header_values(tmp_path: Path) -> None:
+    """A redirect's Location carries an OAuth code or a token, a Referer or a Link a
+    key, in a query or a fragment: their values are replaced as a target's are."""
+    code = "SplxlOBeZQQYbYS6WxSbIA"
+    headers = [
+        ("Location", f"https://app.example/cb?code={code}&state=xyz"),
+        ("Content-Location", "https://app.example/cb#access_token=eyJabc.def&expires_in=3600"),
+        ("Referer", "https://app.example/x?page=2&api_key=k-123"),
+        ("Link", '<https://api.example/items?page=2&token=t-9>; rel="next"'),
+        ("X-Next", "https://app.example/items?page=2&sort=asc"),
+    ]
+    (_, response), data = recorded(tmp_path, Http(x="x1", phase="response", headers=headers))
+    values = dict(response.headers)
+    assert values["location"] == f"https://app.example/cb?code={marker(code)}&state=xyz"
+    assert values["content-location"] == (
+        f"https://app.example/cb#access_token={marker('eyJabc.def')}&expires_in=3600"
+    )
+    assert values["referer"] == f"https://app.example/x?page=2&api_key={marker('k-123')}"
+    assert values["link"] == f'<https://api.example/items?page=2&token={marker("t-9")}>; rel="next"'
+    assert values["x-next"] == "https://app.example/items?page=2&sort=asc"  # nothing to hide
+    assert code.encode() not in data and b"k-123" not in data and b"t-9>" not in data
