@@ -174,7 +174,13 @@ class Tape:
         try:
             writer.close()
         except OSError as exc:
-            self.error = self.error or f"cannot write the capture {writer.path}: {exc}"
+            if writer.replacing:  # the rename refused: both files stay, under their names
+                self.error = self.error or (
+                    f"cannot replace {writer.path}: {exc.strerror or exc}; this session's "
+                    f"capture is {writer.writing_path}, {writer.path} kept as it was"
+                )
+            else:
+                self.error = self.error or f"cannot write the capture {writer.path}: {exc}"
 
 
 def record_direction(record: object) -> Direction | None:

@@ -173,3 +173,27 @@ def test_a_session_stopped_before_it_started_never_replaces_the_old_capture(
     assert tape.error is None
     assert path.read_bytes() == old
     assert [p.name for p in tmp_path.iterdir()] == ["old.jsonl"]
+
+
+def test_a_replay_whose_capture_cannot_replace_the_old_one_says_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rename at the end refused: nothing is lost, and the user is told where
+    the session's capture is (under the hidden name it was written to)."""
+    path, old = old_capture(tmp_path)
+    tape = replay_tape(path, force=True)
+    tape.msg("c2s", PING)
+    tape.msg("s2c", PONG)
+    beside = tape.writer.writing_path if tape.writer is not None else path
+
+    def refused(src: object, dst: object) -> None:
+        raise PermissionError(13, "Permission denied", str(src), None, str(dst))
+
+    monkeypatch.setattr("os.replace", refused)
+    tape.close()
+    assert tape.error == (
+        f"cannot replace {path}: Permission denied; this session's capture is {beside}, "
+        f"{path} kept as it was"
+    )
+    assert path.read_bytes() == old
+    assert read_records(beside)[0].target == ["new"] and len(read_records(beside)[1]) == 2
