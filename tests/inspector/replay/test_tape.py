@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -58,10 +59,7 @@ def test_a_failed_write_ends_the_capture_not_the_session(
     tape = Tape("stdio", writer=writer, listeners=[seen])
     tape.msg("c2s", PING)
 
-    def full(record: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(writer, "write", full)
+    monkeypatch.setattr(writer, "write", raising(OSError(28, "No space left on device")))
     tape.msg("s2c", PONG)
     tape.msg("c2s", PING)
     tape.close()
@@ -86,6 +84,15 @@ def old_capture(tmp_path: Path) -> tuple[Path, bytes]:
     writer = CaptureWriter(path, transport="stdio", target=["old"])
     writer.close()
     return path, path.read_bytes()
+
+
+def raising(error: OSError) -> Callable[..., None]:
+    """A stand-in for a call that fails with ``error`` (a full disk, a refusal)."""
+
+    def failing(*args: object) -> None:
+        raise error
+
+    return failing
 
 
 def replay_tape(path: Path, *, force: bool) -> Tape:
@@ -146,10 +153,7 @@ def test_a_capture_cut_short_never_replaces_the_old_one(
     writer = tape.writer
     assert writer is not None
 
-    def full(record: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(writer, "write", full)
+    monkeypatch.setattr(writer, "write", raising(OSError(28, "No space left on device")))
     tape.msg("s2c", PONG)
     tape.close()
     assert tape.error == (
@@ -186,10 +190,7 @@ def test_a_replay_whose_capture_cannot_replace_the_old_one_says_where_it_is(
     tape.msg("s2c", PONG)
     beside = tape.writer.writing_path if tape.writer is not None else path
 
-    def refused(src: object, dst: object) -> None:
-        raise PermissionError(13, "Permission denied", str(src), None, str(dst))
-
-    monkeypatch.setattr("os.replace", refused)
+    monkeypatch.setattr("os.replace", raising(PermissionError(13, "Permission denied")))
     tape.close()
     assert tape.error == (
         f"cannot replace {path}: Permission denied; this session's capture is {beside}, "
