@@ -35,10 +35,10 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _AFTER_KEY = re.compile(r"\s*:")
 _MEMBER_NAME = re.compile(r'"([^"\\]{1,100})"\s*:')
 _NAMES_ONLY = 64 * 1024
-# application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 # A URL parameter anywhere in a text: its name after "?", "&", "#" or ";", its
 # value up to the next separator (or the end of the URL: a quote, ">", a space).
 _URL_PARAM = re.compile(r"(?<=[?&#;])([^=&#;?\s]+)=([^&#;\s\"'<>,]+)")
+# application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
 
@@ -198,11 +198,9 @@ def redact_params(text: str, detector: SecretDetector) -> str | None:
     pieces = []
     for piece in text.split("&"):
         name, sep, value = piece.partition("=")
-        if sep and value and is_secret_param(unquote_plus(name)):
-            pieces.append(f"{name}={marker(unquote_plus(value))}")
-            changed = True
-        else:
-            pieces.append(piece)
+        redacted = _secret_param(name, value) if sep else None
+        changed = changed or redacted is not None
+        pieces.append(redacted or piece)
     out = "&".join(pieces)
     redacted = detector.redact(out)
     if redacted is not None:
@@ -224,14 +222,20 @@ def redact_url_params(text: str) -> str | None:
 
     def replaced(match: re.Match[str]) -> str:
         nonlocal changed
-        name, value = match[1], match[2]
-        if not is_secret_param(unquote_plus(name)):
-            return match[0]
-        changed = True
-        return f"{name}={marker(unquote_plus(value))}"
+        redacted = _secret_param(match[1], match[2])
+        changed = changed or redacted is not None
+        return redacted or match[0]
 
     out = _URL_PARAM.sub(replaced, text)
     return out if changed else None
+
+
+def _secret_param(name: str, value: str) -> str | None:
+    """``name=value`` with its value replaced by its marker when ``name`` is a
+    credential's (a query's, a form's); None when it is not, or the value empty."""
+    if value and is_secret_param(unquote_plus(name)):
+        return f"{name}={marker(unquote_plus(value))}"
+    return None
 
 
 def redact_target(target: str, detector: SecretDetector) -> str | None:
