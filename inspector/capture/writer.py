@@ -94,6 +94,7 @@ class CaptureWriter:
         self.redact = redact
         self._redactor = Redactor(extra_redacted) if redact else None
         self.closed = False
+        self.committed = False  # commit() done: the run started, the capture has its name
         self.header = Header(
             created=utc_timestamp(),
             transport=transport,
@@ -119,14 +120,14 @@ class CaptureWriter:
     def commit(self) -> None:
         """The run has started: the capture takes its name, replacing the file that
         held data (``--force``). Nothing to do otherwise, or a second time."""
-        if self._beside is None:
-            return
-        # Failing, this leaves both files as they were: discard() then removes the new.
-        os.replace(self._beside, self.path)
-        self._beside = None
-        if self._replaced is not None:
-            os.close(self._replaced)  # its lock goes with it: the name is ours now
-            self._replaced = None
+        if self._beside is not None:
+            # Failing, this leaves both files as they were: discard() then removes the new.
+            os.replace(self._beside, self.path)
+            self._beside = None
+            if self._replaced is not None:
+                os.close(self._replaced)  # its lock goes with it: the name is ours now
+                self._replaced = None
+        self.committed = True
 
     @property
     def record_count(self) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from mcpeek.inspector.capture.files import CaptureFileError
 from mcpeek.inspector.capture.writer import CaptureWriter
 from mcpeek.inspector.cli.base import UsageError, directory
+from mcpeek.inspector.cli.otlp_live import OtlpFollower
 
 #: In a -w name: the first free number from 1 (a file absent or empty, not being written).
 NUMBER = "{n}"
@@ -177,12 +178,14 @@ class RecordingErrors:
         return bool(self._told)
 
 
-def commit_capture(writer: CaptureWriter) -> None:
-    """The run has started: the capture takes its name (``-w FILE --force`` replaces
-    the old capture now), or a UsageError says why it cannot (the writer is then
-    still :attr:`~CaptureWriter.replacing`: the caller discards the new capture,
-    and the old one stays as it was)."""
+def start_run(writer: CaptureWriter, otlp: OtlpFollower, *, quiet: bool = False) -> None:
+    """The run has started (the server spawned, the proxy listening): the capture
+    takes its name (``-w FILE --force`` replaces the old one now), and only then is
+    it followed by that name (``--otlp``), never the old capture. A UsageError says
+    why it cannot take it: the writer is not :attr:`~CaptureWriter.committed`, the
+    caller discards the new capture, and the old one stays as it was."""
     try:
         writer.commit()
     except OSError as exc:
         raise UsageError(f"cannot replace {writer.path}: {exc.strerror or exc}") from None
+    otlp.start(writer.path, quiet=quiet)

@@ -168,15 +168,12 @@ class StdioRelay(LifecycleShell):
         self.spawned = True
         try:
             if self.on_spawned is not None:
-                try:
-                    self.on_spawned()
-                except Exception:  # the run cannot go on: its server goes, reaped here
-                    self._signal_server(signal.SIGKILL)
-                    await _reaped(transport)
-                    raise
+                self.on_spawned()
             return await self._relay(transport, client_out_proto)
-        except BaseException:
+        except BaseException as exc:
             self._signal_server(signal.SIGKILL)  # never leave the server orphaned
+            if isinstance(exc, Exception):  # (not a cancellation: time to reap it)
+                await _reaped(transport)
             raise
         finally:
             transport.close()

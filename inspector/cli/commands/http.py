@@ -35,8 +35,8 @@ from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import (
     RecordingErrors,
     add_capture_options,
-    commit_capture,
     open_capture,
+    start_run,
 )
 from mcpeek.inspector.cli.urls import (
     check_http_url,
@@ -168,14 +168,8 @@ class HttpCommand(Command):
         stop = asyncio.Event()
         ready = asyncio.Event()
 
-        began = asyncio.Event()  # the capture has its name: kept whatever comes next
-
         def started() -> None:
-            # Listening: the capture takes its name (-w --force replaces the old one
-            # now), and only then is it followed by name, never the old one's.
-            commit_capture(writer)
-            began.set()
-            otlp.start(path, quiet=tui)
+            start_run(writer, otlp, quiet=tui)
 
         def proxy() -> Coroutine[None, None, None]:
             return record_while(
@@ -207,7 +201,7 @@ class HttpCommand(Command):
                 raise
             raise UsageError(f"cannot listen on {args.listen}: {exc.strerror or exc}") from None
         finally:
-            if began.is_set():
+            if writer.committed:  # it listened: the capture is kept whatever came next
                 writer.close()
             else:  # it never listened (an error, a Ctrl-C): no capture to keep, and
                 writer.discard()  # the one --force would replace stays

@@ -23,8 +23,8 @@ from mcpeek.inspector.cli.otlp_live import OtlpFollower, add_otlp_option
 from mcpeek.inspector.cli.recording import (
     RecordingErrors,
     add_capture_options,
-    commit_capture,
     open_capture,
+    start_run,
 )
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
@@ -125,10 +125,7 @@ class StdioCommand(Command):
         tap = StdioTap(recorder.emit)
 
         def started() -> None:
-            # The server runs: the capture takes its name (-w --force replaces the old
-            # one now), and only then is it followed by name, never the old one's.
-            commit_capture(writer)
-            otlp.start(path)
+            start_run(writer, otlp)
 
         relay = (
             StdioRelay(
@@ -162,7 +159,7 @@ class StdioCommand(Command):
             run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
             code = asyncio.run(record_while(live, run, console))
         finally:
-            if relay.spawned and not writer.replacing:
+            if writer.committed:
                 writer.close()
             else:  # the server did not start, or its capture could not replace the old
                 writer.discard()  # one (said on stderr): nothing worth a capture
