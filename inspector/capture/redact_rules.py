@@ -53,6 +53,11 @@ OAUTH_PARAMS = frozenset(
 )
 # Query parameters that carry credentials though no pattern catches their name.
 SECRET_PARAMS = OAUTH_PARAMS | {"key", "sig", "auth"}
+# Named like credentials, but a token's type, lifetime or kind: an implicit grant's
+# "#access_token=…&token_type=Bearer&expires_in=3600" (RFC 6749 4.2.2), a
+# revocation's "token_type_hint" (RFC 7009 2.1), a token exchange's
+# "subject_token_type" (RFC 8693 2.1).
+_NOT_SECRET_PARAM = re.compile(r"(type|typehint|expiresin)$")
 
 # Members of a JSON-RPC message that correlation and replay depend on; never
 # rewritten, whatever their name or value (an MRTR ``requestState`` may well
@@ -93,7 +98,10 @@ def is_secret_header(name: str, extra: frozenset[str] = frozenset()) -> bool:
 def is_secret_param(name: str) -> bool:
     """Whether a query or form parameter carries a credential."""
     lname = name.lower()
-    return lname in SECRET_PARAMS or bool(_SECRET_NAME.search(_squashed(lname)))
+    if lname in SECRET_PARAMS:
+        return True
+    squashed = _squashed(lname)
+    return bool(_SECRET_NAME.search(squashed)) and not _NOT_SECRET_PARAM.search(squashed)
 
 
 def is_secret_field(name: str) -> bool:

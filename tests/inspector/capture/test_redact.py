@@ -9,7 +9,9 @@ import msgspec
 import pytest
 
 from mcpeek.inspector.capture import CaptureWriter, read_records
+from mcpeek.inspector.capture.redact_detect import SecretDetector
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, marker
+from mcpeek.inspector.capture.redact_text import redact_target, redact_url_params
 from mcpeek.inspector.records import Act, Http, Msg, SeqRecord, Stderr, wire_bytes
 
 # Made-up credentials of the shapes the detector knows (none of them is real).
@@ -65,6 +67,24 @@ def test_query_parameters_named_like_credentials(tmp_path: Path) -> None:
         assert f"={secret}" not in request.path
         assert marker(secret) in request.path
     assert request.path.startswith("/mcp?api_key=") and request.path.endswith("&page=2")
+
+
+def test_parameters_that_describe_a_token_are_kept() -> None:
+    """A token's type, lifetime or kind is named like a credential but is none: the
+    token beside it is redacted, they are not."""
+    target = (
+        "/cb?token_type_hint=refresh_token&token=T1"
+        "&subject_token=T2&subject_token_type=urn:ietf:params:oauth:token-type:jwt"
+    )
+    redacted = redact_target(target, SecretDetector())
+    assert redacted == (
+        f"/cb?token_type_hint=refresh_token&token={marker('T1')}"
+        f"&subject_token={marker('T2')}&subject_token_type=urn:ietf:params:oauth:token-type:jwt"
+    )
+    fragment = "https://app.example/cb#access_token=T3&token_type=Bearer&expires_in=3600"
+    assert redact_url_params(fragment) == (
+        f"https://app.example/cb#access_token={marker('T3')}&token_type=Bearer&expires_in=3600"
+    )
 
 
 @pytest.mark.parametrize("form", [True, False])
