@@ -311,6 +311,7 @@ class Mcpeek:
         label: str,
         extra: list[str],
         profile: Path | None = None,
+        root: Path = ROOT,
     ) -> None:
         self.capture = workdir / f"{label}.jsonl"
         self.stderr_path = workdir / f"{label}.stderr"
@@ -328,7 +329,9 @@ class Mcpeek:
             *extra,
         ]
         with open(self.stderr_path, "wb") as err:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err, cwd=ROOT)
+            # ``python -m`` imports the mcpeek of its working directory: ``root`` may
+            # be another revision's checkout (http_compare.py).
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err, cwd=root)
         self.pid = self.proc.pid
         self.memory = Memory()
         self.worker_memory = Memory()
@@ -528,12 +531,13 @@ def run_cell(
     extra: list[str],
     profile: Path | None = None,
     keep: Path | None = None,
+    root: Path = ROOT,
 ) -> Run:
     label = f"{kind}-c{concurrency}-{side}"
     mcpeek = reference = None
     try:
         if side == "mcpeek":
-            mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile)
+            mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile, root)
             proxy_pid: int | None = mcpeek.pid
             origin = f"http://127.0.0.1:{mcpeek.port}"
         elif side in REFERENCES:
