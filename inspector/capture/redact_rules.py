@@ -53,11 +53,12 @@ OAUTH_PARAMS = frozenset(
 )
 # Query parameters that carry credentials though no pattern catches their name.
 SECRET_PARAMS = OAUTH_PARAMS | {"key", "sig", "auth"}
-# Named like credentials, but a token's type, lifetime or kind: an implicit grant's
-# "#access_token=…&token_type=Bearer&expires_in=3600" (RFC 6749 4.2.2), a
-# revocation's "token_type_hint" (RFC 7009 2.1), a token exchange's
-# "subject_token_type" (RFC 8693 2.1).
-_NOT_SECRET_PARAM = re.compile(r"(type|typehint|expiresin)$")
+# Named like credentials, but what a token is, not the token: an implicit grant's
+# "#access_token=…&token_type=Bearer" (RFC 6749 4.2.2), a revocation's
+# "token_type_hint" (RFC 7009 2.1), a token exchange's "subject_token_type" (RFC
+# 8693 2.1), a "refresh_token_expires_in". Only after "token": a "secret_type" or
+# an "api_key_type" stays hidden, whatever it holds.
+_NOT_SECRET_PARAM = re.compile(r"token(type|typehint|expiresin)$")
 
 # Members of a JSON-RPC message that correlation and replay depend on; never
 # rewritten, whatever their name or value (an MRTR ``requestState`` may well

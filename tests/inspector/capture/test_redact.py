@@ -9,9 +9,9 @@ import msgspec
 import pytest
 
 from mcpeek.inspector.capture import CaptureWriter, read_records
-from mcpeek.inspector.capture.redact_detect import SecretDetector
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX, marker
-from mcpeek.inspector.capture.redact_text import redact_target, redact_url_params
+from mcpeek.inspector.capture.redact_text import redact_url_params
+from mcpeek.inspector.clients.remote import shown_url
 from mcpeek.inspector.records import Act, Http, Msg, SeqRecord, Stderr, wire_bytes
 
 # Made-up credentials of the shapes the detector knows (none of them is real).
@@ -69,22 +69,37 @@ def test_query_parameters_named_like_credentials(tmp_path: Path) -> None:
     assert request.path.startswith("/mcp?api_key=") and request.path.endswith("&page=2")
 
 
-def test_parameters_that_describe_a_token_are_kept() -> None:
+def test_parameters_that_describe_a_token_are_kept(tmp_path: Path) -> None:
     """A token's type, lifetime or kind is named like a credential but is none: the
-    token beside it is redacted, they are not."""
+    token beside it is redacted, they are not; a secret pattern still replaces a
+    secret given in one, and other names ending in "type" stay hidden."""
     target = (
-        "/cb?token_type_hint=refresh_token&token=T1"
+        "/cb?Token-Type-Hint=refresh_token&token=T1&refresh_token_expires_in=86400"
         "&subject_token=T2&subject_token_type=urn:ietf:params:oauth:token-type:jwt"
+        f"&secret_type=S3&api_key_type=K4&token_type={JWT}"
     )
-    redacted = redact_target(target, SecretDetector())
-    assert redacted == (
-        f"/cb?token_type_hint=refresh_token&token={marker('T1')}"
+    form = "access_token=T5&token_type=bearer&expires_in=3600"
+    records = [
+        Http(x="x1", phase="request", path=target),
+        Http(x="x2", phase="response", body=form),
+    ]
+    (_, request, response), data = recorded(tmp_path, *records)
+    kept, _, last = request.path.rpartition("&")
+    assert kept == (
+        f"/cb?Token-Type-Hint=refresh_token&token={marker('T1')}&refresh_token_expires_in=86400"
         f"&subject_token={marker('T2')}&subject_token_type=urn:ietf:params:oauth:token-type:jwt"
+        f"&secret_type={marker('S3')}&api_key_type={marker('K4')}"
     )
-    fragment = "https://app.example/cb#access_token=T3&token_type=Bearer&expires_in=3600"
+    assert MARKER_PREFIX in last and "eyJ" not in last  # the JWT, by its pattern
+    assert JWT.encode() not in data
+    assert response.body == f"access_token={marker('T5')}&token_type=bearer&expires_in=3600"
+    fragment = "https://app.example/cb#access_token=T6&token_type=Bearer"
     assert redact_url_params(fragment) == (
-        f"https://app.example/cb#access_token={marker('T3')}&token_type=Bearer&expires_in=3600"
+        f"https://app.example/cb#access_token={marker('T6')}&token_type=Bearer"
     )
+    # The command mcpeek suggests for a remote server hides the same parameters.
+    shown = shown_url("https://mcp.example/mcp?token_type=Bearer&api_key_type=K7&key=K8")
+    assert "token_type=Bearer" in shown and "K7" not in shown and "K8" not in shown
 
 
 @pytest.mark.parametrize("form", [True, False])
