@@ -95,6 +95,17 @@ MIN_PROXY = HERE / "http_min_proxy.py"
 REFERENCES = {"plain": PLAIN_RELAY, "min": MIN_PROXY, "bare": BARE_PROXY}
 PYTHON = sys.executable
 
+
+@dataclass(frozen=True)
+class Checkout:
+    """The mcpeek a run measures: its source tree, and a Python that imports it there
+    (in the proxy and in the children it starts with ``-I``, its live-checks worker).
+    This venv's, by default; another revision's with ``http_compare.py``."""
+
+    root: Path = ROOT
+    python: str = PYTHON
+
+
 CELL_TIMEOUT = 120.0  # seconds for one run's requests before we give up
 START_TIMEOUT = 15.0  # seconds for mcpeek/the upstream to start listening
 SETTLE = 0.1  # seconds between two looks at the worker's CPU while it starts
@@ -311,11 +322,12 @@ class Mcpeek:
         label: str,
         extra: list[str],
         profile: Path | None = None,
-        root: Path = ROOT,
+        source: Checkout = Checkout(),
     ) -> None:
         self.capture = workdir / f"{label}.jsonl"
         self.stderr_path = workdir / f"{label}.stderr"
-        prefix = [PYTHON, "-c", PROFILED, str(profile)] if profile else [PYTHON, "-m", "mcpeek"]
+        python = source.python
+        prefix = [python, "-c", PROFILED, str(profile)] if profile else [python, "-m", "mcpeek"]
         argv = [
             *prefix,
             "http",
@@ -329,9 +341,10 @@ class Mcpeek:
             *extra,
         ]
         with open(self.stderr_path, "wb") as err:
-            # ``python -m`` imports the mcpeek of its working directory: ``root`` may
-            # be another revision's checkout (http_compare.py).
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err, cwd=root)
+            # In the checkout: ``python -m`` looks for mcpeek there first.
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stderr=err, cwd=source.root
+            )
         self.pid = self.proc.pid
         self.memory = Memory()
         self.worker_memory = Memory()
@@ -531,13 +544,13 @@ def run_cell(
     extra: list[str],
     profile: Path | None = None,
     keep: Path | None = None,
-    root: Path = ROOT,
+    source: Checkout = Checkout(),
 ) -> Run:
     label = f"{kind}-c{concurrency}-{side}"
     mcpeek = reference = None
     try:
         if side == "mcpeek":
-            mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile, root)
+            mcpeek = Mcpeek(upstream.origin + "/mcp", workdir, label, extra, profile, source)
             proxy_pid: int | None = mcpeek.pid
             origin = f"http://127.0.0.1:{mcpeek.port}"
         elif side in REFERENCES:
