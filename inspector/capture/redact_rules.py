@@ -52,7 +52,7 @@ OAUTH_PARAMS = frozenset(
     }
 )
 # Query parameters that carry credentials though no pattern catches their name.
-SECRET_PARAMS = OAUTH_PARAMS | {"key", "sig", "auth"}
+SECRET_PARAMS = OAUTH_PARAMS | {"key", "sig", "auth", "pass", "pw"}
 # Named like credentials, but what a token is, not the token: an implicit grant's
 # "#access_token=…&token_type=Bearer" (RFC 6749 4.2.2), a revocation's
 # "token_type_hint" (RFC 7009 2.1), a token exchange's "subject_token_type" (RFC

@@ -38,6 +38,7 @@ _NAMES_ONLY = 64 * 1024
 # A URL parameter anywhere in a text: its name after "?", "&", "#" or ";", its
 # value up to the next separator (or the end of the URL: a quote, ">", a space).
 _URL_PARAM = re.compile(r"(?<=[?&#;])([^=&#;?\s]+)=([^&#;\s\"'<>,]+)")
+_PARAM_SEPARATOR = re.compile(r"([&;])")
 # application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
@@ -196,12 +197,14 @@ def redact_params(text: str, detector: SecretDetector) -> str | None:
     The rest is kept to the byte (order, encoding, empty values)."""
     changed = False
     pieces = []
-    for piece in text.split("&"):
+    # "&" and ";" both part parameters (a header's URL is read so too: _URL_PARAM);
+    # the separators are kept, at the odd indices.
+    for piece in _PARAM_SEPARATOR.split(text):
         name, sep, value = piece.partition("=")
         redacted = _secret_param(name, value) if sep else None
         changed = changed or redacted is not None
         pieces.append(redacted or piece)
-    out = "&".join(pieces)
+    out = "".join(pieces)
     redacted = detector.redact(out)
     if redacted is not None:
         return redacted
@@ -233,7 +236,7 @@ def redact_url_params(text: str) -> str | None:
 def _secret_param(name: str, value: str) -> str | None:
     """``name=value`` with its value replaced by its marker when ``name`` is a
     credential's (a query's, a form's); None when it is not, or the value empty."""
-    if value and is_secret_param(unquote_plus(name)):
+    if value and is_secret_param(unquote_plus(name).strip()):
         return f"{name}={marker(unquote_plus(value))}"
     return None
 

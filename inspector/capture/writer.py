@@ -28,6 +28,7 @@ from mcpeek.inspector import __version__
 from mcpeek.inspector.capture.files import open_beside, open_for_writing, write_all
 from mcpeek.inspector.capture.redact import Redactor
 from mcpeek.inspector.capture.redact_rules import is_secret_header, marker
+from mcpeek.inspector.capture.redact_targets import recorded_target
 from mcpeek.inspector.capture.sliced import SLICED, escaped, is_sliced, parts
 from mcpeek.inspector.records import Header, Http, Msg, SeqRecord, clock, store_header_bytes
 
@@ -98,7 +99,7 @@ class CaptureWriter:
         self.header = Header(
             created=utc_timestamp(),
             transport=transport,
-            target=target,
+            target=recorded_target(target, redact=redact),
             tool=f"mcpeek {__version__}",
             redacted=redact,
             redaction=self._redactor.info() if self._redactor is not None else None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from mcpeek.inspector.capture.redact_targets import redacted_url
 from mcpeek.inspector.cli.base import UsageError, shown_argument
 from mcpeek.inspector.proxy.guard import is_loopback_host
 
@@ -21,7 +22,7 @@ ORIGIN_FORM = "expected scheme://host[:port], e.g. http://localhost:5173"
 def check_http_url(option: str, url: str) -> None:
     """``url`` must be an http(s) URL with a host (and a valid port, if any); else a
     :class:`UsageError` naming ``option`` (e.g. ``--url``)."""
-    shown = shown_argument(without_password(url))
+    shown = shown_argument(redacted_url(url))
     # urlsplit() drops tabs and line ends without a word: the URL used would not be
     # the one given (and every line that prints it would be cut in two).
     control = next((c for c in url if c < " " or c == "\x7f"), None)
@@ -102,14 +103,3 @@ def is_own_address(url: str, host: str, port: int) -> bool:
         return True
     local = is_loopback_host(target) or target in ANY_ADDRESS
     return local and (is_loopback_host(listening) or listening in ANY_ADDRESS)
-
-
-def without_password(url: str) -> str:
-    """``url`` fit to print or record: the password of a ``user:password@`` replaced."""
-    scheme, sep, rest = url.partition("://")
-    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
-    userinfo, at, host = rest[:end].rpartition("@")
-    if not sep or not at or ":" not in userinfo:
-        return url
-    user = userinfo.partition(":")[0]
-    return f"{scheme}://{user}:<redacted>@{host}{rest[end:]}"

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from mcpeek.inspector.capture.redact_targets import redacted_url
 from mcpeek.inspector.cli.acting import add_action_options, build_actor, with_control
 from mcpeek.inspector.cli.base import (
     Command,
@@ -38,12 +39,7 @@ from mcpeek.inspector.cli.recording import (
     open_capture,
     start_run,
 )
-from mcpeek.inspector.cli.urls import (
-    check_http_url,
-    check_origins,
-    is_own_address,
-    without_password,
-)
+from mcpeek.inspector.cli.urls import check_http_url, check_origins, is_own_address
 from mcpeek.inspector.paths import default_capture_path
 from mcpeek.inspector.pipeline import Recorder
 from mcpeek.inspector.proxy.console import Console, library_logs
@@ -148,7 +144,7 @@ class HttpCommand(Command):
             path,
             force=args.force,
             transport="http",
-            target=without_password(upstream),
+            target=upstream,  # recorded without its password and its secret parameters
             redact=not args.no_redact,
             extra_redacted=args.redact_header,
         )
@@ -250,7 +246,7 @@ async def _serve(
         if is_own_address(upstream, host, actual):  # checked on the port bound (:0 too)
             await runner.cleanup()
             raise UsageError(
-                f"--upstream {without_password(upstream)} is mcpeek's own --listen address: "
+                f"--upstream {redacted_url(upstream)} is mcpeek's own --listen address: "
                 "each request would be relayed back to mcpeek, without end"
             )
         guard.port = actual
@@ -259,7 +255,7 @@ async def _serve(
         recorder.emit([Event(event="listen", addr=f"{shown_host}:{actual}")])
         started()  # the run has started
         target_path = urlsplit(upstream).path or "/"
-        console.say(f"proxying {relay.public_origin}{target_path} -> {without_password(upstream)}")
+        console.say(f"proxying {relay.public_origin}{target_path} -> {redacted_url(upstream)}")
         console.say(f"recording to {recorder.writer.path}")  # as stdio does; saved at the end
         ready.set()
         try:

@@ -92,6 +92,8 @@ class ReplayCommand(Command):
             command = command[cut:]
         if command and command[0] == "--":
             command = command[1:]
+        if args.url is not None and not args.url.strip():
+            raise UsageError("--url is empty: give the URL of a Streamable HTTP server")
         if bool(command) == bool(args.url):
             given = "both were given" if command else "neither was given"
             servers = "'-- CMD [ARG...]' (stdio) or '--url URL' (HTTP)"

@@ -50,3 +50,19 @@ def test_both_or_no_recorded_server() -> None:
         guarded_target(STDIO, ["x"], "http://127.0.0.1:1/", allow_run=True)
     with pytest.raises(AssistError, match="recorded no server"):
         guarded_target(Header(transport="stdio", target=""), None, None, allow_run=False)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        Header(transport="stdio", target=["srv", "--token=<redacted sha256:0123abcd>"]),
+        Header(transport="http", target="http://h/mcp?api_key=<redacted sha256:0123abcd>"),
+    ],
+)
+def test_a_recorded_server_with_redacted_credentials_is_not_run(header: Header) -> None:
+    """Run as recorded, it would get a marker for its token: the user gives it whole."""
+    with pytest.raises(AssistError, match="redacted credentials"):
+        guarded_target(header, None, None, allow_run=False)
+    command = ["srv", "--token=t"] if header.transport == "stdio" else None
+    url = None if command else "http://h/mcp?api_key=k"
+    assert guarded_target(header, command, url, allow_run=True).name == (command or url)

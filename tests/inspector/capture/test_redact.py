@@ -69,6 +69,18 @@ def test_query_parameters_named_like_credentials(tmp_path: Path) -> None:
     assert request.path.startswith("/mcp?api_key=") and request.path.endswith("&page=2")
 
 
+def test_query_parameters_parted_by_semicolons_or_named_loosely(tmp_path: Path) -> None:
+    """A ";" parts parameters as "&" does (as a header URL's are read), a name is read
+    without the spaces around it, and "pass" and "pw" are a password's names."""
+    target = "/mcp?a=1;access_token=T1&code%20=C2&pass=P3&pw=P4&page=2"
+    (_, request), data = recorded(tmp_path, Http(x="x1", phase="request", path=target))
+    assert b"T1" not in data and b"P4" not in data
+    assert request.path == (
+        f"/mcp?a=1;access_token={marker('T1')}&code%20={marker('C2')}"
+        f"&pass={marker('P3')}&pw={marker('P4')}&page=2"
+    )
+
+
 def test_parameters_that_describe_a_token_are_kept(tmp_path: Path) -> None:
     """A token's type, lifetime or kind is named like a credential but is none: the
     token beside it is redacted, they are not; a secret pattern still replaces a

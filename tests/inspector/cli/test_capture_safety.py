@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.capture.redact_rules import marker
 from mcpeek.inspector.records import Msg, Violation
 from tests.conftest import mcpeek_argv
 from tests.inspector.cli.test_interrupts import has_ended
@@ -382,3 +383,38 @@ def test_a_failure_once_the_capture_replaced_the_old_one_keeps_it(
     header, _, _ = read_records(path)
     assert header.target == "http://127.0.0.1:1/mcp"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.jsonl"]
+
+
+def test_a_servers_command_line_credentials_stay_out_of_the_capture(tmp_path: Path) -> None:
+    """The header records the command with the values of its credential options
+    replaced; the server still gets them as given (it echoes, and exits 0)."""
+    path = tmp_path / "c.jsonl"
+    server = [
+        "env",
+        "API_KEY=k-123",
+        "sh",
+        "-c",
+        "cat",
+        "sh",
+        "--token=t-456",
+        "--api-key",
+        "k-789",
+    ]
+    ping = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    proc = subprocess.run(
+        mcpeek_argv("stdio", "-w", str(path), "-q", "--no-check", "--", *server),
+        input=ping,
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout == ping
+    header, _, _ = read_records(path)
+    assert header.target == [
+        "env",
+        f"API_KEY={marker('k-123')}",
+        *["sh", "-c", "cat", "sh"],
+        f"--token={marker('t-456')}",
+        "--api-key",
+        marker("k-789"),
+    ]
+    assert not any(secret in path.read_bytes() for secret in (b"k-123", b"t-456", b"k-789"))

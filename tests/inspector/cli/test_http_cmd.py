@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mcpeek.inspector.capture import read_records
+from mcpeek.inspector.capture.redact_rules import marker
 from mcpeek.inspector.records import Event, Msg
 from tests.conftest import mcpeek_argv
 
@@ -181,14 +182,15 @@ class _Credentials(_Upstream):
 
 def test_upstream_password_is_used_but_never_shown(tmp_path: Path) -> None:
     """#21.4: the password of ``--upstream http://user:PW@host`` goes upstream as Basic
-    credentials; it appears neither on stderr nor in the capture's header."""
+    credentials; it appears neither on stderr nor in the capture's header. Nor does a
+    key in its query (a hosted server's ``?api_key=``)."""
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), _Credentials)
     authorizations: list[str | None] = []
     upstream.authorizations = authorizations  # type: ignore[attr-defined]
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     port = free_port()
     capture = tmp_path / "c.jsonl"
-    target = f"http://alice:s3cret@127.0.0.1:{upstream.server_port}/mcp"
+    target = f"http://alice:s3cret@127.0.0.1:{upstream.server_port}/mcp?api_key=k3y-v4lue"
     proc = subprocess.Popen(
         mcpeek_argv(
             "http", "--upstream", target, "--listen", f"127.0.0.1:{port}", "-w", str(capture)
@@ -211,10 +213,13 @@ def test_upstream_password_is_used_but_never_shown(tmp_path: Path) -> None:
         upstream.shutdown()
     assert "alice:<redacted>@127.0.0.1" in first
     assert authorizations == ["Basic YWxpY2U6czNjcmV0"]  # alice:s3cret
-    assert "s3cret" not in first + err
-    assert "s3cret" not in capture.read_text()
+    assert "s3cret" not in first + err and "k3y-v4lue" not in first + err
+    assert "s3cret" not in capture.read_text() and "k3y-v4lue" not in capture.read_text()
     header, _, _ = read_records(capture)
-    assert header.target == f"http://alice:<redacted>@127.0.0.1:{upstream.server_port}/mcp"
+    assert header.target == (
+        f"http://alice:<redacted>@127.0.0.1:{upstream.server_port}/mcp"
+        f"?api_key={marker('k3y-v4lue')}"
+    )
 
 
 def test_quiet_proxy_prints_no_aiohttp_traceback(tmp_path: Path) -> None:

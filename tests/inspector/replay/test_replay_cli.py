@@ -83,7 +83,7 @@ def closed_port() -> int:
     ("argv", "message"),
     [
         (["replay", "{cap}"], "replay needs one server"),
-        (["replay", "{cap}", "--url", ""], "neither was given"),
+        (["replay", "{cap}", "--url", ""], "--url is empty"),
         (["replay", "{cap}", "--url", "http://x/", "--", "true"], "both were given"),
         (["replay", "{cap}", "--url", "ftp://x/"], "--url 'ftp://x/': expected an http"),
         (["replay", "{cap}", "--url", "http://[::1/mcp"], "is not a valid URL"),

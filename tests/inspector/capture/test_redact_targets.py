@@ -1,0 +1,102 @@
+"""What a capture's header records of its target: the upstream URL, the server command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpeek.inspector.capture import CaptureWriter, read_records
+from mcpeek.inspector.capture.redact_rules import marker
+from mcpeek.inspector.capture.redact_targets import redact_command, redacted_url
+
+KEY = "AKIAIOSFODNN7EXAMPLE"
+
+
+@pytest.mark.parametrize(
+    ("given", "recorded"),
+    [
+        (
+            ["python3", "srv.py", "--token=hunter2"],
+            ["python3", "srv.py", f"--token={marker('hunter2')}"],
+        ),
+        (
+            ["srv", "--api-key", KEY, "--port", "9"],
+            ["srv", "--api-key", marker(KEY), "--port", "9"],
+        ),
+        (["srv", "--password", "pw1", "-v"], ["srv", "--password", marker("pw1"), "-v"]),
+        (["env", "GITHUB_TOKEN=ghp-1", "srv"], ["env", f"GITHUB_TOKEN={marker('ghp-1')}", "srv"]),
+        (
+            [
+                "npx",
+                "mcp-remote",
+                "https://h/mcp?api_key=k1&x=2",
+                "--header",
+                "Authorization: Bearer t1",
+            ],
+            [
+                "npx",
+                "mcp-remote",
+                f"https://h/mcp?api_key={marker('k1')}&x=2",
+                "--header",
+                f"Authorization: {marker('Bearer t1')}",
+            ],
+        ),
+        (["srv", "--url=https://u:pw@h/mcp"], ["srv", "--url=https://u:<redacted>@h/mcp"]),
+    ],
+)
+def test_credentials_in_a_server_command_are_replaced(
+    given: list[str], recorded: list[str]
+) -> None:
+    assert redact_command(given) == recorded
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["python", "server.py", "--port", "8000", "--log-level", "debug"],
+        ["srv", "--no-auth", "config.json"],  # a flag with no value of its own
+        ["srv", "--token", "--verbose"],  # no value follows
+        ["srv", "--keyfile=/etc/k.pem", "--sort-key", "name"],
+        ["node", "dist/index.js", "Accept: text/html", "x=1"],
+    ],
+)
+def test_a_command_without_credentials_is_kept(command: list[str]) -> None:
+    recorded = redact_command(command)
+    if "--keyfile=/etc/k.pem" in command:  # named like a key: its value goes
+        assert recorded[1] == f"--keyfile={marker('/etc/k.pem')}" and recorded[2:] == command[2:]
+    else:
+        assert recorded == command
+
+
+def test_an_upstream_url_loses_its_password_and_secret_parameters() -> None:
+    url = (
+        "https://al:pw@mcp.example/mcp?api_key=k1&token_type=Bearer;access_token=t2&page=2#code=c3"
+    )
+    assert redacted_url(url) == (
+        f"https://al:<redacted>@mcp.example/mcp?api_key={marker('k1')}&token_type=Bearer"
+        f";access_token={marker('t2')}&page=2#code={marker('c3')}"
+    )
+    assert redacted_url("http://127.0.0.1:8000/mcp") == "http://127.0.0.1:8000/mcp"
+
+
+@pytest.mark.parametrize("redact", [True, False])
+def test_the_capture_header_records_the_target_redacted(tmp_path: Path, redact: bool) -> None:
+    """With redaction on, the header's target is redacted; off, a URL still loses its
+    password (never recorded) and a command is kept as given."""
+    url = "http://al:pw@127.0.0.1:9/mcp?api_key=k1"
+    command = ["srv", "--token=t1"]
+    for name, target in (("u.jsonl", url), ("c.jsonl", command)):
+        path = tmp_path / name
+        with CaptureWriter(path, transport="http", target=target, redact=redact):
+            pass
+        header, _, problems = read_records(path)
+        assert problems == []
+        if isinstance(target, str):
+            expected = "http://al:<redacted>@127.0.0.1:9/mcp?api_key=" + (
+                marker("k1") if redact else "k1"
+            )
+        else:
+            expected = ["srv", f"--token={marker('t1')}" if redact else "--token=t1"]
+        assert header.target == expected
+        assert b"pw" not in path.read_bytes()
