@@ -40,6 +40,18 @@ def test_a_record_line_nested_too_deep_is_a_problem_and_the_rest_is_read(tmp_pat
     ]
 
 
+def test_a_record_whose_base64_does_not_decode_is_a_problem(tmp_path: Path) -> None:
+    """Read as no bytes, it was an empty line, and lint flagged a blank line the
+    traffic never held: it is a bad record, and the good Base64 beside it is read."""
+    path = tmp_path / "b64.jsonl"
+    bad = b'{"k":"msg","seq":2,"t":1.0,"dir":"c2s","ch":"stdio","raw_b64":"!!!notb64"}\n'
+    good = b'{"k":"msg","seq":3,"t":1.0,"dir":"c2s","ch":"stdio","raw_b64":"/w=="}\n'
+    path.write_bytes(HEADER + msg_line(1, "{}") + bad + good)
+    _header, records, problems = read_records(path)
+    assert [r.seq for r in records if isinstance(r, Msg)] == [1, 3]
+    assert problems == ["line 3: bad record: raw_b64 is not Base64"]
+
+
 def test_a_raw_message_nested_too_deep_is_read_as_it_is(tmp_path: Path) -> None:
     deep = "[" * 5000 + "]" * 5000
     path = tmp_path / "deep.jsonl"
