@@ -126,6 +126,13 @@ class StdioCommand(Command):
 
         def started() -> None:
             start_run(writer, otlp)
+            # Said once the server runs: one that cannot start leaves no capture.
+            console.say(f"recording to {path}")
+            if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
+                console.say(
+                    "stdin is a terminal: waiting for an MCP client to write JSON-RPC on "
+                    "stdin (a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
+                )
 
         relay = (
             StdioRelay(
@@ -149,12 +156,6 @@ class StdioCommand(Command):
         )
         if actor is not None and isinstance(relay, ActingStdioRelay):
             actor.injector.deliver = relay.inject  # the control channel may inject
-        console.say(f"recording to {path}")
-        if os.isatty(0):  # started by hand: nothing happens until someone types JSON-RPC
-            console.say(
-                "stdin is a terminal: waiting for an MCP client to write JSON-RPC on stdin "
-                "(a client normally starts mcpeek stdio itself); Ctrl-D or Ctrl-C quits"
-            )
         try:
             run = with_control(relay.run, actor, path, lambda text: console.say(text, force=True))
             code = asyncio.run(record_while(live, run, console))
