@@ -20,6 +20,7 @@ from mcpeek.inspector.assist.desk import AssistError
 from mcpeek.inspector.assist.study import Study
 from mcpeek.inspector.capture.reader import CaptureError
 from mcpeek.inspector.capture.redact_rules import MARKER_PREFIX
+from mcpeek.inspector.capture.redact_targets import PASSWORD
 from mcpeek.inspector.records import Header
 from mcpeek.inspector.replay.replay_select import SelectionError
 from mcpeek.inspector.replay.replay_transport import ReplayError
@@ -40,7 +41,7 @@ def guarded_target(
         if not header.target:
             raise AssistError("the capture recorded no server to run: give a command or url")
         parts = [header.target] if isinstance(header.target, str) else header.target
-        if any(MARKER_PREFIX in part for part in parts):
+        if any(PASSWORD in part or MARKER_PREFIX in part for part in parts):
             raise AssistError(
                 "the server the capture recorded holds redacted credentials: give its "
                 "command or url (which needs 'mcpeek mcp --allow-run')"

@@ -280,8 +280,8 @@ def read_records(path: str | os.PathLike[str]) -> tuple[Header, list[AnyRecord],
 def _bad_base64(record: AnyRecord) -> bool:
     """Whether ``record`` gives its bytes as Base64 that does not decode."""
     encoded = getattr(record, "raw_b64", None)
-    if encoded is None:
-        return False
+    if encoded is None or getattr(record, "raw", None) is not None:
+        return False  # (``raw`` is what is read when both are given)
     try:
         base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):

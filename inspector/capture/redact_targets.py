@@ -5,7 +5,8 @@ hosted server may want a key in (``/mcp?api_key=…``), or the command a stdio
 server was started with (``--token=…``, ``API_KEY=… server``). These are
 redacted by name only, as a target's parameters are: the header is written
 as the run starts, before the secret detector is built (see ``Redactor``),
-and a run waits for nothing it does not need.
+and a run waits for nothing it does not need. A recognisable secret in no
+named place (a bare argument, a URL's path) is recorded as given.
 
 A URL's password is never printed or recorded, even with redaction off: it
 is replaced by ``<redacted>`` wherever mcpeek shows the URL.
@@ -13,66 +14,117 @@ is replaced by ``<redacted>`` wherever mcpeek shows the URL.
 
 from __future__ import annotations
 
-from mcpeek.inspector.capture.redact_rules import is_secret_header, is_secret_param, marker
-from mcpeek.inspector.capture.redact_text import may_hold_url_params, redact_url_params
+import re
+import shlex
+from collections.abc import Callable
 
-# A flag whose next argument is its value, when its name ends so (``--api-key
-# KEY``, ``--token TOKEN``): a narrower rule than a ``name=value`` pair's, since a
-# flag with no value of its own (``--no-auth``) may stand before any argument.
-_VALUE_FLAG_ENDS = ("token", "apikey", "accesskey", "secretkey", "password", "passwd", "secret")
+from mcpeek.inspector.capture.redact_rules import (
+    MARKER_PREFIX,
+    is_secret_header,
+    is_secret_param,
+    marker,
+)
+from mcpeek.inspector.capture.redact_text import redact_pairs
+
+PASSWORD = "<redacted>"
+# Named like a credential but naming something else (``--key-file PATH``,
+# ``--auth-type oauth``), or saying there is none (``--no-auth``).
+_NOT_A_VALUE = re.compile(r"^no[-_]|(file|path|dir|type|name|id|url|uri|endpoint|keyword)$")
+# A header given as an argument (``-H "Authorization: Bearer …"``): a field name,
+# a colon and a space; "image:tag" and "host:port" have no space.
+_HEADER_ARGUMENT = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+): ")
 
 
 def without_password(url: str) -> str:
     """``url`` fit to print or record: the password of a ``user:password@`` replaced."""
+    return redacted_url(url, redact=False)
+
+
+def redacted_url(url: str, *, redact: bool = True, hide: Callable[[str], str] = marker) -> str:
+    """``url`` fit to print or record: its password replaced (always), and with
+    ``redact`` each value ``hide`` hides: a user name given with no password (a
+    token, as some hosts take one), and the parameters named like credentials
+    in its path (``;``), query and fragment."""
     scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
     end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
     userinfo, at, host = rest[:end].rpartition("@")
-    if not sep or not at or ":" not in userinfo:
-        return url
-    user = userinfo.partition(":")[0]
-    return f"{scheme}://{user}:<redacted>@{host}{rest[end:]}"
+    if at:
+        user, colon, password = userinfo.partition(":")
+        if password:
+            userinfo = f"{user}:{PASSWORD if hide is marker else hide(password)}"
+        elif redact and user and not user.startswith(MARKER_PREFIX):
+            userinfo = hide(user) + colon
+    head = f"{scheme}{sep}{userinfo}{at}{host}"
+    if not redact:
+        return head + rest[end:]
+    before, hash_sign, fragment = rest[end:].partition("#")
+    path, question, query = before.partition("?")
+    path, semicolon, params = path.partition(";")
+    parts = [
+        path,
+        semicolon,
+        _pairs(params, hide),
+        question,
+        _pairs(query, hide),
+        hash_sign,
+        _pairs(fragment, hide),
+    ]
+    return head + "".join(parts)
 
 
-def redacted_url(url: str) -> str:
-    """``url`` fit to print or record with redaction on: its password replaced, and
-    the values of its query's and fragment's parameters named like credentials."""
-    url = without_password(url)
-    if may_hold_url_params(url):
-        return redact_url_params(url) or url
-    return url
+def _pairs(text: str, hide: Callable[[str], str]) -> str:
+    if "=" not in text:
+        return text
+    return redact_pairs(text, semicolons=True, hide=hide) or text
 
 
 def redact_command(argv: list[str]) -> list[str]:
     """A server's command line with the values its credential options give replaced:
     ``--token=T``, ``--api-key K``, ``API_KEY=K`` (as ``env`` takes it), a header
-    ``Authorization: Bearer T``, a URL's password and secret parameters."""
+    ``Authorization: Bearer T``, a URL's password and secret parameters, the same
+    inside one argument a shell runs (``sh -c "server --token T"``)."""
     out: list[str] = []
     value_next = False
     for arg in argv:
-        if value_next and arg and not arg.startswith("-"):
+        # A value may begin with "-" (``--token -x1``), not with "--" (the next option).
+        if value_next and arg and not arg.startswith(("--", MARKER_PREFIX)):
             out.append(marker(arg))
             value_next = False
             continue
         name = arg.lstrip("-")
-        value_next = arg.startswith("-") and "=" not in arg and _names_value(name)
+        value_next = arg.startswith("-") and "=" not in arg and _names_a_secret(name)
         out.append(_redact_argument(arg))
     return out
 
 
-def _names_value(flag: str) -> bool:
-    squashed = flag.lower().replace("-", "").replace("_", "")
-    return squashed == "key" or squashed.endswith(_VALUE_FLAG_ENDS)
+def _names_a_secret(name: str) -> bool:
+    lowered = name.lower()
+    return bool(name) and is_secret_param(lowered) and not _NOT_A_VALUE.search(lowered)
 
 
 def _redact_argument(arg: str) -> str:
+    if MARKER_PREFIX in arg or PASSWORD in arg:
+        return arg  # recorded before (a capture written again)
+    if " " in arg:  # a command line in one argument (sh -c), or a header
+        header = _HEADER_ARGUMENT.match(arg)
+        if header is not None:
+            field = arg[header.end() :].strip()
+            if field and is_secret_header(header[1].lower()):
+                return f"{header[1]}: {marker(field)}"
+            return arg
+        try:
+            words = shlex.split(arg)
+        except ValueError:
+            return arg
+        redacted = redact_command(words)
+        return " ".join(redacted) if redacted != words else arg
     if "://" in arg:
         return redacted_url(arg)
     name, sep, value = arg.partition("=")
-    if sep and value and " " not in name and is_secret_param(name.lstrip("-")):
+    if sep and value and _names_a_secret(name.lstrip("-")):
         return f"{name}={marker(value)}"
-    header, colon, field = arg.partition(":")
-    if colon and field.strip() and " " not in header and is_secret_header(header.lower()):
-        return f"{header}: {marker(field.strip())}"
     return arg
 
 
@@ -80,5 +132,5 @@ def recorded_target(target: list[str] | str, *, redact: bool) -> list[str] | str
     """What a capture's header records of ``target``: redacted (``redact``), or with
     a URL's password replaced only."""
     if isinstance(target, str):
-        return redacted_url(target) if redact else without_password(target)
+        return redacted_url(target, redact=redact)
     return redact_command(target) if redact else target

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -19,6 +19,7 @@ import msgspec
 from mcpeek.inspector.capture.redact_detect import SecretDetector, scan
 from mcpeek.inspector.capture.redact_repeats import Repeats
 from mcpeek.inspector.capture.redact_rules import (
+    MARKER_PREFIX,
     OAUTH_PARAMS,
     STRUCTURAL_FIELDS,
     is_secret_field,
@@ -38,7 +39,6 @@ _NAMES_ONLY = 64 * 1024
 # A URL parameter anywhere in a text: its name after "?", "&", "#" or ";", its
 # value up to the next separator (or the end of the URL: a quote, ">", a space).
 _URL_PARAM = re.compile(r"(?<=[?&#;])([^=&#;?\s]+)=([^&#;\s\"'<>,]+)")
-_PARAM_SEPARATOR = re.compile(r"([&;])")
 # application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
@@ -191,24 +191,37 @@ def _strings(node: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def redact_params(text: str, detector: SecretDetector) -> str | None:
+def redact_params(text: str, detector: SecretDetector, *, semicolons: bool = False) -> str | None:
     """A query string or form body (``a=1&b=2``) with the values of parameters
     named like credentials replaced, then any other secret the detector finds.
-    The rest is kept to the byte (order, encoding, empty values)."""
+    The rest is kept to the byte (order, encoding, empty values). ``semicolons``:
+    a query, where some servers part parameters by ";" too (a form's are "&" only)."""
+    out = redact_pairs(text, semicolons=semicolons)
+    redacted = detector.redact(out or text)
+    return redacted if redacted is not None else out
+
+
+def redact_pairs(
+    text: str, *, semicolons: bool = False, hide: Callable[[str], str] = marker
+) -> str | None:
+    """:func:`redact_params` by name alone, each secret value given to ``hide``; None
+    when nothing was replaced. A credential's value runs to the next "&": a ";"
+    in it stays hidden. After a ";" in another value, a credential's name
+    (``a=1;access_token=…``) hides the rest of that value."""
     changed = False
     pieces = []
-    # "&" and ";" both part parameters (a header's URL is read so too: _URL_PARAM);
-    # the separators are kept, at the odd indices.
-    for piece in _PARAM_SEPARATOR.split(text):
+    for piece in text.split("&"):
         name, sep, value = piece.partition("=")
-        redacted = _secret_param(name, value) if sep else None
+        redacted = _secret_param(name, value, hide) if sep else None
+        start = len(name) + 1
+        while redacted is None and semicolons and (cut := piece.find(";", start)) >= 0:
+            name, sep, value = piece[cut + 1 :].partition("=")
+            if sep and (found := _secret_param(name, value, hide)) is not None:
+                redacted = piece[: cut + 1] + found
+            start = cut + 1
         changed = changed or redacted is not None
         pieces.append(redacted or piece)
-    out = "".join(pieces)
-    redacted = detector.redact(out)
-    if redacted is not None:
-        return redacted
-    return out if changed else None
+    return "&".join(pieces) if changed else None
 
 
 def may_hold_url_params(text: str) -> bool:
@@ -233,11 +246,13 @@ def redact_url_params(text: str) -> str | None:
     return out if changed else None
 
 
-def _secret_param(name: str, value: str) -> str | None:
-    """``name=value`` with its value replaced by its marker when ``name`` is a
-    credential's (a query's, a form's); None when it is not, or the value empty."""
-    if value and is_secret_param(unquote_plus(name).strip()):
-        return f"{name}={marker(unquote_plus(value))}"
+def _secret_param(name: str, value: str, hide: Callable[[str], str] = marker) -> str | None:
+    """``name=value`` with its value hidden (its marker) when ``name`` is a
+    credential's (a query's, a form's); None when it is not, the value empty, or
+    a marker already (a capture recorded again keeps its markers)."""
+    text = unquote_plus(value)
+    if text and not text.startswith(MARKER_PREFIX) and is_secret_param(unquote_plus(name).strip()):
+        return f"{name}={hide(text)}"
     return None
 
 
@@ -246,7 +261,7 @@ def redact_target(target: str, detector: SecretDetector) -> str | None:
     path, sep, query = target.partition("?")
     if not sep:
         return detector.redact(target)
-    redacted_query = redact_params(query, detector)
+    redacted_query = redact_params(query, detector, semicolons=True)
     redacted_path = detector.redact(path)
     if redacted_query is None and redacted_path is None:
         return None

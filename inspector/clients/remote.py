@@ -18,9 +18,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
-from mcpeek.inspector.capture.redact_rules import is_secret_param
+from mcpeek.inspector.capture.redact_targets import redacted_url
 from mcpeek.inspector.clients import entries
 from mcpeek.inspector.clients.jsonc import Member, Object, parse, string_value
 
@@ -72,25 +72,9 @@ def proxy_command(upstream: str, listen: str) -> str:
 
 
 def shown_url(url: str) -> str:
-    """``url`` with its password and secret query values replaced by ``***``."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:{HIDDEN}@{host}"
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    query = parts.query
-    if any(is_secret_param(name) for name, _ in pairs):
-        query = "&".join(
-            f"{quote(name, safe='')}="
-            + (HIDDEN if is_secret_param(name) else quote(value, safe=""))
-            for name, value in pairs
-        )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    """``url`` with its password and secret parameters replaced by ``***`` (as a
+    capture's header records them, but with a mark to type over)."""
+    return redacted_url(url, hide=lambda _: HIDDEN)
 
 
 def loopback_port(url: str) -> int | None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from mcpeek.inspector.capture.redact_targets import redacted_url
 from mcpeek.inspector.replay.rawjson import member_bytes
 
 OnMessage = Callable[[bytes], None]
@@ -162,10 +163,11 @@ class HttpUpstream:
                 elif kind.startswith("application/json"):
                     delivered = self._deliver(await response.read())
                 if not delivered and response.status >= 400:  # no JSON-RPC answer at all
-                    reason = f"--forward {self.url}: HTTP {response.status} {response.reason or ''}"
+                    status = f"HTTP {response.status} {response.reason or ''}"
+                    reason = f"--forward {redacted_url(self.url)}: {status}"
                     self._fail(data, reason.rstrip())
         except Exception as exc:  # an unreachable upstream: the client hears of it
-            self._fail(data, f"--forward {self.url}: {exc or type(exc).__name__}")
+            self._fail(data, f"--forward {redacted_url(self.url)}: {exc or type(exc).__name__}")
         finally:
             if first and self._order.locked():
                 self._order.release()

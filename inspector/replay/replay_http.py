@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from mcpeek.inspector.capture.redact_targets import redacted_url
 from mcpeek.inspector.proxy.sse import SseParser
 from mcpeek.inspector.records import Http, Msg, SeqRecord, text_fields
 from mcpeek.inspector.replay.credentials import CredentialPolicy
@@ -57,6 +58,7 @@ class HttpTransport:
         credentials: CredentialPolicy | None = None,
     ) -> None:
         self.url = url
+        self.shown_url = redacted_url(url)  # what messages say: no credential of it
         self.credentials = credentials or CredentialPolicy(None, url, send_anyway=False)
         self.path = urlsplit(url).path or "/"
         self.emit = emit
@@ -186,7 +188,7 @@ class HttpTransport:
             end.reason = "upstream-error"
             problem = f"{exc or type(exc).__name__}"
             if not self.reached:
-                self.unreachable = f"cannot reach {self.url}: {problem}"
+                self.unreachable = f"cannot reach {self.shown_url}: {problem}"
             else:
                 self._broken(item, method, problem)
         except Exception as exc:  # nobody awaits this task: it is reported here
@@ -202,7 +204,7 @@ class HttpTransport:
     def _broken(self, item: Outgoing, method: str, problem: str) -> None:
         """The exchange ended without an HTTP answer: its request fails with ``problem``."""
         if item.failed is None or not item.failed(f"{method} failed: {problem}"):
-            self.on_note(f"{method} to {self.url} failed: {problem}")
+            self.on_note(f"{method} to {self.shown_url} failed: {problem}")
 
     def _failed(
         self,
@@ -231,7 +233,7 @@ class HttpTransport:
                 else ""
             )
             self.unreachable = (
-                f"{self.url} is not an MCP endpoint that can be replayed to: "
+                f"{self.shown_url} is not an MCP endpoint that can be replayed to: "
                 f"{what} answered {status}{hint}"
             )
         elif not ended or item.failed is None:

@@ -57,6 +57,7 @@ def test_both_or_no_recorded_server() -> None:
     [
         Header(transport="stdio", target=["srv", "--token=<redacted sha256:0123abcd>"]),
         Header(transport="http", target="http://h/mcp?api_key=<redacted sha256:0123abcd>"),
+        Header(transport="http", target="http://alice:<redacted>@h/mcp"),
     ],
 )
 def test_a_recorded_server_with_redacted_credentials_is_not_run(header: Header) -> None:

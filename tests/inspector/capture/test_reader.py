@@ -46,9 +46,11 @@ def test_a_record_whose_base64_does_not_decode_is_a_problem(tmp_path: Path) -> N
     path = tmp_path / "b64.jsonl"
     bad = b'{"k":"msg","seq":2,"t":1.0,"dir":"c2s","ch":"stdio","raw_b64":"!!!notb64"}\n'
     good = b'{"k":"msg","seq":3,"t":1.0,"dir":"c2s","ch":"stdio","raw_b64":"/w=="}\n'
-    path.write_bytes(HEADER + msg_line(1, "{}") + bad + good)
+    # Both given: "raw" is what is read, as before.
+    both = b'{"k":"msg","seq":4,"t":1.0,"dir":"c2s","ch":"stdio","raw":"{}","raw_b64":"!"}\n'
+    path.write_bytes(HEADER + msg_line(1, "{}") + bad + good + both)
     _header, records, problems = read_records(path)
-    assert [r.seq for r in records if isinstance(r, Msg)] == [1, 3]
+    assert [r.seq for r in records if isinstance(r, Msg)] == [1, 3, 4]
     assert problems == ["line 3: bad record: raw_b64 is not Base64"]
 
 

@@ -72,13 +72,19 @@ def test_query_parameters_named_like_credentials(tmp_path: Path) -> None:
 def test_query_parameters_parted_by_semicolons_or_named_loosely(tmp_path: Path) -> None:
     """A ";" parts parameters as "&" does (as a header URL's are read), a name is read
     without the spaces around it, and "pass" and "pw" are a password's names."""
-    target = "/mcp?a=1;access_token=T1&code%20=C2&pass=P3&pw=P4&page=2"
-    (_, request), data = recorded(tmp_path, Http(x="x1", phase="request", path=target))
-    assert b"T1" not in data and b"P4" not in data
+    target = "/mcp?a=1;access_token=T1&code%20=C2&pass=P3;P4&pw=P5&page=2"
+    form = "grant_type=password&password=p4ss;w0rd"  # a form's parameters part by "&" only
+    records = [
+        Http(x="x1", phase="request", path=target),
+        Http(x="x2", phase="request", method="POST", path="/token", body=form),
+    ]
+    (_, request, token_request), data = recorded(tmp_path, *records)
+    assert b"T1" not in data and b"P4" not in data and b"w0rd" not in data
     assert request.path == (
         f"/mcp?a=1;access_token={marker('T1')}&code%20={marker('C2')}"
-        f"&pass={marker('P3')}&pw={marker('P4')}&page=2"
+        f"&pass={marker('P3;P4')}&pw={marker('P5')}&page=2"
     )
+    assert token_request.body == f"grant_type=password&password={marker('p4ss;w0rd')}"
 
 
 def test_parameters_that_describe_a_token_are_kept(tmp_path: Path) -> None:
