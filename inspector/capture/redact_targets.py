@@ -35,11 +35,6 @@ _NOT_A_VALUE = re.compile(r"^no[-_]|(file|path|dir|type|name|id|url|uri|endpoint
 _HEADER_ARGUMENT = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+): ")
 
 
-def without_password(url: str) -> str:
-    """``url`` fit to print or record: the password of a ``user:password@`` replaced."""
-    return redacted_url(url, redact=False)
-
-
 def redacted_url(url: str, *, redact: bool = True, hide: Callable[[str], str] = marker) -> str:
     """``url`` fit to print or record: its password replaced (always), and with
     ``redact`` each value ``hide`` hides: a user name given with no password (a
