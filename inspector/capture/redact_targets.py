@@ -18,8 +18,11 @@ import re
 import shlex
 from collections.abc import Callable
 
+import msgspec
+
 from mcpeek.inspector.capture.redact_rules import (
     MARKER_PREFIX,
+    is_secret_field,
     is_secret_header,
     is_secret_param,
     marker,
@@ -30,6 +33,8 @@ PASSWORD = "<redacted>"
 # Named like a credential but naming something else (``--key-file PATH``,
 # ``--auth-type oauth``), or saying there is none (``--no-auth``).
 _NOT_A_VALUE = re.compile(r"^no[-_]|(file|path|dir|type|name|id|url|uri|endpoint|keyword)$")
+# An option's or an environment variable's name, before its "=" (not a URL's).
+_OPTION = re.compile(r"-{0,2}[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)*")
 # A header given as an argument (``-H "Authorization: Bearer …"``): a field name,
 # a colon and a space; "image:tag" and "host:port" have no space.
 _HEADER_ARGUMENT = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+): ")
@@ -78,8 +83,9 @@ def _pairs(text: str, hide: Callable[[str], str]) -> str:
 def redact_command(argv: list[str]) -> list[str]:
     """A server's command line with the values its credential options give replaced:
     ``--token=T``, ``--api-key K``, ``API_KEY=K`` (as ``env`` takes it), a header
-    ``Authorization: Bearer T``, a URL's password and secret parameters, the same
-    inside one argument a shell runs (``sh -c "server --token T"``)."""
+    ``Authorization: Bearer T``, a URL's password and secret parameters, a JSON
+    config's members named like credentials (``--config '{"apiKey": …}'``), the
+    same inside one argument a shell runs (``sh -c "server --token T"``)."""
     out: list[str] = []
     value_next = False
     for arg in argv:
@@ -102,6 +108,15 @@ def _names_a_secret(name: str) -> bool:
 def _redact_argument(arg: str) -> str:
     if MARKER_PREFIX in arg or PASSWORD in arg:
         return arg  # recorded before (a capture written again)
+    if arg[:1] in ("{", "["):  # a JSON config (``--config '{"apiKey": "…"}'``)
+        return _redact_json(arg) or arg
+    name, sep, value = arg.partition("=")
+    if sep and value[:1] in ("{", "[") and _OPTION.fullmatch(name):  # --config={…}
+        config = _redact_json(value)
+        if config is not None:
+            return f"{name}={config}"
+    if sep and value and _OPTION.fullmatch(name) and _names_a_secret(name.lstrip("-")):
+        return f"{name}={marker(value)}"  # the whole value, spaces and all
     if " " in arg:  # a command line in one argument (sh -c), or a header
         header = _HEADER_ARGUMENT.match(arg)
         if header is not None:
@@ -117,10 +132,35 @@ def _redact_argument(arg: str) -> str:
         return " ".join(redacted) if redacted != words else arg
     if "://" in arg:
         return redacted_url(arg)
-    name, sep, value = arg.partition("=")
-    if sep and value and _names_a_secret(name.lstrip("-")):
-        return f"{name}={marker(value)}"
     return arg
+
+
+def _redact_json(text: str) -> str | None:
+    """``text``, a JSON document, with the string values of its members named like
+    credentials replaced, at any depth (written again compactly); None when it is
+    not JSON or holds none."""
+    try:
+        document = msgspec.json.decode(text)
+        found: list[bool] = []
+        redacted = _hidden_members(document, found)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return msgspec.json.encode(redacted).decode() if found else None
+
+
+def _hidden_members(node: object, found: list[bool]) -> object:
+    if isinstance(node, list):
+        return [_hidden_members(item, found) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, object] = {}
+    for name, value in node.items():
+        if isinstance(value, str) and value and is_secret_field(name):
+            found.append(True)
+            out[name] = marker(value)
+        else:
+            out[name] = _hidden_members(value, found)
+    return out
 
 
 def recorded_target(target: list[str] | str, *, redact: bool) -> list[str] | str:

@@ -59,6 +59,7 @@ def test_credentials_in_a_server_command_are_replaced(
             ["srv", "--auth", marker("T1"), "--pass", marker("P2")],
         ),
         (["srv", "--token", "-x1"], ["srv", "--token", marker("-x1")]),  # a value may start with -
+        (["srv", "--password=my pass"], ["srv", f"--password={marker('my pass')}"]),
         (["sh", "-c", "server --token t2 -v"], ["sh", "-c", f"server --token {marker('t2')} -v"]),
         (
             ["srv", "--token=<redacted sha256:12345678>"],
@@ -68,6 +69,20 @@ def test_credentials_in_a_server_command_are_replaced(
 )
 def test_more_credential_options(given: list[str], recorded: list[str]) -> None:
     assert redact_command(given) == recorded
+
+
+def test_a_json_config_given_as_an_argument() -> None:
+    """``--config '{…}'`` (as Smithery's CLI takes one): its members named like
+    credentials, at any depth; JSON without one, and text that is not JSON, as given."""
+    config = '{"debug": false, "apiKey": "T1", "nested": {"token": "T2"}, "items": [1]}'
+    assert redact_command(["srv", "--config", config, '--config2=[{"password": "P3"}]']) == [
+        "srv",
+        "--config",
+        f'{{"debug":false,"apiKey":"{marker("T1")}","nested":{{"token":"{marker("T2")}"}},"items":[1]}}',
+        f'--config2=[{{"password":"{marker("P3")}"}}]',
+    ]
+    kept = ["srv", '{"debug": true}', "{not json", "[1, 2]"]
+    assert redact_command(kept) == kept
 
 
 @pytest.mark.parametrize(
