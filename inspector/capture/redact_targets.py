@@ -111,12 +111,12 @@ def _redact_argument(arg: str) -> str:
     if arg[:1] in ("{", "["):  # a JSON config (``--config '{"apiKey": "…"}'``)
         return _redact_json(arg) or arg
     name, sep, value = arg.partition("=")
-    if sep and value[:1] in ("{", "[") and _OPTION.fullmatch(name):  # --config={…}
-        config = _redact_json(value)
+    if sep and value and _OPTION.fullmatch(name):  # --name=value, NAME=value
+        if _names_a_secret(name.lstrip("-")):
+            return f"{name}={marker(value)}"  # the whole value, spaces and all
+        config = _redact_json(value) if value[:1] in ("{", "[") else None  # --config={…}
         if config is not None:
             return f"{name}={config}"
-    if sep and value and _OPTION.fullmatch(name) and _names_a_secret(name.lstrip("-")):
-        return f"{name}={marker(value)}"  # the whole value, spaces and all
     if " " in arg:  # a command line in one argument (sh -c), or a header
         header = _HEADER_ARGUMENT.match(arg)
         if header is not None:

@@ -250,10 +250,10 @@ def _secret_param(name: str, value: str, hide: Callable[[str], str] = marker) ->
     """``name=value`` with its value hidden (its marker) when ``name`` is a
     credential's (a query's, a form's); None when it is not, the value empty, or
     a marker already (a capture recorded again keeps its markers)."""
+    if not value or not is_secret_param(unquote_plus(name).strip()):
+        return None  # (most parameters: the name alone decides, the value is not decoded)
     text = unquote_plus(value)
-    if text and not text.startswith(MARKER_PREFIX) and is_secret_param(unquote_plus(name).strip()):
-        return f"{name}={hide(text)}"
-    return None
+    return None if text.startswith(MARKER_PREFIX) else f"{name}={hide(text)}"
 
 
 def redact_target(target: str, detector: SecretDetector) -> str | None:
