@@ -36,9 +36,10 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _AFTER_KEY = re.compile(r"\s*:")
 _MEMBER_NAME = re.compile(r'"([^"\\]{1,100})"\s*:')
 _NAMES_ONLY = 64 * 1024
-# A URL parameter anywhere in a text: its name after "?", "&", "#" or ";", its
-# value up to the next separator (or the end of the URL: a quote, ">", a space).
-_URL_PARAM = re.compile(r"(?<=[?&#;])([^=&#;?\s]+)=([^&#;\s\"'<>,]+)")
+# A URL's query or fragment anywhere in a text: after "?" or "#", up to the end of
+# the URL (a space, a quote, "<" or ">") or its fragment. Its parameters are read
+# as a request target's (redact_pairs).
+_URL_PARAMS = re.compile(r"(?<=[?#])[^\s\"'<>#]+")
 # application/x-www-form-urlencoded, as OAuth token endpoints take and some answer.
 _FORM = re.compile(r"[\w.~%+-]+=[^&\s]*(?:&[\w.~%+-]+=[^&\s]*)*")
 
@@ -238,11 +239,11 @@ def redact_url_params(text: str) -> str | None:
 
     def replaced(match: re.Match[str]) -> str:
         nonlocal changed
-        redacted = _secret_param(match[1], match[2])
+        redacted = redact_pairs(match[0], semicolons=True)
         changed = changed or redacted is not None
         return redacted or match[0]
 
-    out = _URL_PARAM.sub(replaced, text)
+    out = _URL_PARAMS.sub(replaced, text)
     return out if changed else None
 
 

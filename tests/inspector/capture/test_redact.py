@@ -326,6 +326,8 @@ def test_credentials_in_the_urls_of_header_values(tmp_path: Path) -> None:
         ("Referer", "https://app.example/x?page=2&api_key=k-123"),
         ("Link", '<https://api.example/items?page=2&token=t-9>; rel="next"'),
         ("X-Next", "https://app.example/items?page=2&sort=asc"),
+        # Read as a request target's: a ";" in a secret stays hidden, one parts parameters.
+        ("X-Callback", "https://app.example/cb?password=p4ss;w0rd&x=1;token=t1"),
     ]
     (_, response), data = recorded(tmp_path, Http(x="x1", phase="response", headers=headers))
     values = dict(response.headers)
@@ -336,4 +338,7 @@ def test_credentials_in_the_urls_of_header_values(tmp_path: Path) -> None:
     assert values["referer"] == f"https://app.example/x?page=2&api_key={marker('k-123')}"
     assert values["link"] == f'<https://api.example/items?page=2&token={marker("t-9")}>; rel="next"'
     assert values["x-next"] == "https://app.example/items?page=2&sort=asc"  # nothing to hide
+    assert values["x-callback"] == (
+        f"https://app.example/cb?password={marker('p4ss;w0rd')}&x=1;token={marker('t1')}"
+    )
     assert code.encode() not in data and b"k-123" not in data and b"t-9>" not in data
